@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages irqmod needs, and only those that are missing.
+# Called by scripts/run.sh and scripts/test.sh; safe to run again.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ clang clang-format   # toolchain (clang for libFuzzer later)
+  libgtest-dev libgmock-dev                  # unit tests
+  libbenchmark-dev                           # bench/
+  libcli11-dev                               # the irqmod command line
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "install-deps: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,16 @@
+// The irqmod subcommands. Each registers itself on the CLI11 app and, when chosen, stores its
+// exit status in `status`: 0 on success, 2 on bad input (usage, file contents, values).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace irqmod::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 2;
+
+void add_dim_replay_command(CLI::App& app, int& status);
+void add_itr_command(CLI::App& app, int& status);
+void add_demo_command(CLI::App& app, int& status);
+
+}  // namespace irqmod::cli
