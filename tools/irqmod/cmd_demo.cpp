@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "dim_replay.hpp"
+#include "irqmod/policy/itr.hpp"
 
 namespace irqmod::cli {
 namespace {
@@ -76,12 +77,56 @@ int demo_dim(const std::string& data_dir) {
   return kExitOk;
 }
 
+// The throttle settings the seeds talk about, encoded as their drivers would write them.
+int demo_itr() {
+  struct Row {
+    const char* seed;
+    const char* what;
+    const char* device;
+    std::uint32_t rate;   // interrupts/s, or 0 to use usecs
+    std::uint32_t usecs;  // microseconds when rate is 0
+  };
+  const Row rows[] = {
+      {"004", "OpenBSD ix, IXGBE_INTS_PER_SEC", "82599", 8000, 0},
+      {"004", "the 4000 intr/s row of its table", "82599", 4000, 0},
+      {"004", "LLI's longest interval, 60 us", "82599", 0, 60},
+      {"004", "the same 8000/s on the older 82598", "82598", 8000, 0},
+      {"000", "I40E_ITR_20K, also the SW-interrupt cap", "i40e", 0, 50},
+      {"000", "I40E_ITR_8K", "i40e", 0, 122},
+      {"000", "ICE_ITR_20K", "ice", 0, 50},
+      {"-", "e1000e InterruptThrottleRate=8000", "e1000e", 8000, 0},
+  };
+  std::printf("Interrupt throttle registers of the seeds' devices (irqmod itr --device D ...)\n\n");
+  std::printf("  %-4s %-40s %-7s %-10s %-10s %-11s %-12s %s\n", "seed", "setting", "device",
+              "asked", "register", "written", "interval", "interrupts/s");
+  for (const Row& r : rows) {
+    const Expected<itr::Encoding> e =
+        r.rate != 0 ? itr::encode_rate(r.device, r.rate) : itr::encode_usecs(r.device, r.usecs);
+    if (!e) {
+      std::cerr << "irqmod demo: " << e.error().what() << "\n";
+      return kExitBadInput;
+    }
+    const std::string asked =
+        r.rate != 0 ? std::to_string(r.rate) + "/s" : std::to_string(r.usecs) + " us";
+    std::printf("  %-4s %-40s %-7s %-10s 0x%08X 0x%08X %8.3f us %12.1f\n", r.seed, r.what, r.device,
+                asked.c_str(), e->register_value, e->write_value,
+                static_cast<double>(e->interval.count()) / 1000.0, e->effective_rate);
+  }
+  std::printf(
+      "\n  82599/X540 hold 2 us counts in bits 11:3, i40e/ice 2 us counts, 82598 and e1000 256 ns\n"
+      "  counts; 'written' adds IXGBE_EITR_CNT_WDIS (82599) or mirrors the field (82598).\n");
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_demo_command(CLI::App& app, int& status) {
   CLI::App* cmd = app.add_subcommand(
       "demo", "A short tour: net_dim over a bundled trace, and the seeds' ITR encodings");
-  cmd->callback([&status] { status = demo_dim(IRQMOD_DATA_DIR); });
+  cmd->callback([&status] {
+    status = demo_dim(IRQMOD_DATA_DIR);
+    if (status == kExitOk) status = demo_itr();
+  });
 }
 
 }  // namespace irqmod::cli

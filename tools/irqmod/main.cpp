@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   int status = irqmod::cli::kExitOk;
   irqmod::cli::add_demo_command(app, status);
   irqmod::cli::add_dim_replay_command(app, status);
+  irqmod::cli::add_itr_command(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
