@@ -160,7 +160,6 @@ PollResult Context::softirq_poll_end(Instant now, int work) {
 }
 
 bool Context::busy_poll_acquire(bool prefer) {
-  if (owner_ == Owner::busy_poller) return true;
   if (test(kStateSched) || test(kStateInBusyPoll)) {
     if (prefer) state_ |= kStatePreferBusyPoll;
     ++counters_.busy_poll_misses;
@@ -187,14 +186,14 @@ PollResult Context::busy_poll_end(Instant now, int work) {
   return result;
 }
 
-std::optional<Instant> Context::busy_poll_stop(Instant now) {
+std::optional<Instant> Context::busy_poll_stop(Instant now, bool prefer) {
   assert(owner_ == Owner::busy_poller && test(kStateInBusyPoll) && polling_ == Poller::none);
   // "a device IRQ probably set MISSED during the busy poll; since poll is called once more, it
   // can be dropped."
   state_ &= ~(kStateMissed | kStateInBusyPoll);
   skip_schedule_ = false;
   std::optional<Instant> armed;
-  if (test(kStatePreferBusyPoll)) {
+  if (prefer) {  // the caller's NAPI_F_PREFER_BUSY_POLL, not the state bit
     defer_hard_irqs_count_ = config_.defer_hard_irqs;
     if (defer_hard_irqs_count_ > 0 && config_.gro_flush_timeout > Duration::zero()) {
       arm_timer(now + config_.gro_flush_timeout, nullptr);
@@ -220,6 +219,7 @@ PollResult Context::final_poll_end(Instant now, int work) {
     // MISSED set during the final poll stays behind, as in the kernel; the timer covers it.
     state_ &= ~kStateSched;
     owner_ = Owner::none;
+    ++counters_.masked_releases;
   } else {
     hand_to_softirq();  // __napi_schedule
     result.repoll = true;
@@ -232,7 +232,10 @@ std::optional<Schedule> Context::on_timer(Instant now) {
   if (!timer_ || now < *timer_) return std::nullopt;  // stale or re-armed later
   timer_.reset();
   // A relaxed napi_schedule_prep that never sets MISSED: "we do not react to a device IRQ".
-  if (test(kStateSched)) return std::nullopt;
+  if (test(kStateSched)) {
+    ++counters_.watchdog_swallowed;
+    return std::nullopt;
+  }
   state_ |= kStateSched;
   state_ &= ~kStatePreferBusyPoll;
   hand_to_softirq();

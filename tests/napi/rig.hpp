@@ -59,6 +59,7 @@ class Rig {
   bool softirq_polling = false;     // ... and is polling it
   BusyPhase busy = BusyPhase::off;  // the busy poller's belief
   bool schedule_unserved = false;   // a napi_schedule has had no poll start after it
+  bool masked_release_without_timer = false;  // since the last poll: see final_end()
   std::uint64_t interrupts_seen = 0;
 
   // ---- the device -------------------------------------------------------------------------
@@ -154,7 +155,7 @@ class Rig {
   void busy_stop() {
     assert(busy == BusyPhase::owning);
     busy = BusyPhase::stopped;
-    context.busy_poll_stop(now);
+    context.busy_poll_stop(now, config_.prefer_busy_poll);
   }
   void final_begin() {
     assert(busy == BusyPhase::stopped);
@@ -165,6 +166,11 @@ class Rig {
     assert(busy == BusyPhase::final_poll);
     busy = BusyPhase::off;
     const PollResult r = context.final_poll_end(now, scanned);
+    // A release with the interrupt masked and no timer left to pick the context up: the window
+    // described in docs/research/napi-busy-poll.md (watchdog expiring inside busy_poll_stop).
+    if (r.completion == Completion::not_called && !r.repoll && !context.timer()) {
+      masked_release_without_timer = true;
+    }
     finish(r);
     return r;
   }
@@ -184,6 +190,17 @@ class Rig {
     final_end();
     return true;
   }
+
+  // A second busy-polling thread tries once while someone owns the context; it must fail.
+  // Returns false (and remembers it) if it was wrongly let in.
+  bool contend() {
+    if (context.busy_poll_acquire(config_.prefer_busy_poll)) {
+      contender_won = true;
+      return false;
+    }
+    return true;
+  }
+  bool contender_won = false;  // a contender acquired an owned context
 
   // ---- epoll ------------------------------------------------------------------------------
 
@@ -215,6 +232,7 @@ class Rig {
     ring -= scanned;
     cleaned += static_cast<std::uint64_t>(scanned);
     schedule_unserved = false;  // a poll started after every request so far
+    masked_release_without_timer = false;
   }
   void finish(const PollResult& r) {
     if (r.repoll) softirq_listed = true;

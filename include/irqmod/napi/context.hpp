@@ -122,17 +122,19 @@ struct PollResult {
 
 // Event counts, for /proc/net/softnet_stat-like reporting and for the tests.
 struct Counters {
-  std::uint64_t schedules = 0;         // napi_schedule calls (interrupts, resume, prefer repoll)
-  std::uint64_t missed = 0;            // ... of which found SCHED held and set MISSED
-  std::uint64_t softirq_polls = 0;     // polls by the softirq
-  std::uint64_t busy_polls = 0;        // busy-poll iterations that polled (owner)
-  std::uint64_t busy_poll_misses = 0;  // iterations that could not take ownership
-  std::uint64_t final_polls = 0;       // busy_poll_stop's polls
-  std::uint64_t completions = 0;       // napi_complete_done calls that returned true
-  std::uint64_t deferrals = 0;         // ... that returned false because of the deferral
-  std::uint64_t watchdog_polls = 0;    // timer expiries that scheduled the context
-  std::uint64_t timer_arms = 0;        // hrtimer_start calls
-  std::uint64_t prefer_yields = 0;     // softirq full-budget polls that gave way to busy poll
+  std::uint64_t schedules = 0;           // napi_schedule calls (interrupts, resume, prefer repoll)
+  std::uint64_t missed = 0;              // ... of which found SCHED held and set MISSED
+  std::uint64_t softirq_polls = 0;       // polls by the softirq
+  std::uint64_t busy_polls = 0;          // busy-poll iterations that polled (owner)
+  std::uint64_t busy_poll_misses = 0;    // iterations that could not take ownership
+  std::uint64_t final_polls = 0;         // busy_poll_stop's polls
+  std::uint64_t completions = 0;         // napi_complete_done calls that returned true
+  std::uint64_t deferrals = 0;           // ... that returned false because of the deferral
+  std::uint64_t watchdog_polls = 0;      // timer expiries that scheduled the context
+  std::uint64_t timer_arms = 0;          // hrtimer_start calls
+  std::uint64_t prefer_yields = 0;       // softirq full-budget polls that gave way to busy poll
+  std::uint64_t masked_releases = 0;     // full final polls released idle with IRQs masked
+  std::uint64_t watchdog_swallowed = 0;  // timer expiries that found SCHED held: no effect
 };
 
 // ---- the context ----------------------------------------------------------------------------
@@ -160,19 +162,21 @@ class Context {
 
   // ---- busy polling (a thread in __napi_busy_loop) -----------------------------------------
 
-  // The top of one busy-loop iteration. Returns true when the busy poller owns the context
-  // (already, or it just set SCHED | IN_BUSY_POLL). Otherwise nothing is polled this iteration;
-  // with `prefer` (SO_PREFER_BUSY_POLL) PREFER_BUSY_POLL is set, so the softirq yields.
+  // The top of a busy-loop iteration of a thread that does not own the context yet (the kernel
+  // tries only until it owns). Returns true when it just set SCHED | IN_BUSY_POLL. Otherwise,
+  // also when another busy poller owns it, nothing is polled this iteration; with `prefer`
+  // (SO_PREFER_BUSY_POLL) PREFER_BUSY_POLL is set, so the owner gives way when it can.
   bool busy_poll_acquire(bool prefer);
   // One owned iteration polls with `budget` (1..65535). Precondition: busy_poll_acquire() is
   // true and no poll is running.
   int busy_poll_begin(int budget);
   // The driver's napi_complete_done returns false while IN_BUSY_POLL is set: keep_masked.
   PollResult busy_poll_end(Instant now, int work);
-  // busy_poll_stop, first half: clears MISSED and IN_BUSY_POLL; with PREFER_BUSY_POLL reloads
-  // the deferral count and, when napi_defer_hard_irqs and gro_flush_timeout are both set, arms
-  // the timer (returned) and remembers to skip the reschedule. Then the host runs the final poll.
-  std::optional<Instant> busy_poll_stop(Instant now);
+  // busy_poll_stop, first half: clears MISSED and IN_BUSY_POLL; if this busy poller prefers
+  // busy polling (`prefer`, its NAPI_F_PREFER_BUSY_POLL flag) reloads the deferral count and,
+  // when napi_defer_hard_irqs and gro_flush_timeout are both set, arms the timer (returned) and
+  // remembers to skip the reschedule. Then the host runs the final poll.
+  std::optional<Instant> busy_poll_stop(Instant now, bool prefer);
   // The final poll ("All we really want here is to re-enable device interrupts").
   int final_poll_begin();
   // Below the budget the driver completes normally; at the budget the context goes back to the

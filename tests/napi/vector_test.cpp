@@ -1,0 +1,139 @@
+// Unit tests for the device vector: throttles, masking, write-back-only mode, software triggers.
+#include "irqmod/napi/vector.hpp"
+
+#include <gtest/gtest.h>
+
+namespace irqmod::napi {
+namespace {
+
+constexpr Instant kT0 = at_ns(10'000'000);
+
+VectorConfig config(Duration itr, Duration sw_itr = microseconds(50)) {
+  VectorConfig c;
+  c.itr_interval = itr;
+  c.sw_itr_interval = sw_itr;
+  return c;
+}
+
+TEST(napi_vector, a_first_cause_fires_at_once_and_masks_the_vector) {
+  Vector v{config(microseconds(50))};
+  EXPECT_EQ(v.on_cause(kT0), kT0);
+  EXPECT_EQ(v.fire(kT0), Cause::queue);
+  EXPECT_EQ(v.state(), VectorState::masked);
+  EXPECT_EQ(v.counters().interrupts, 1U);
+  EXPECT_FALSE(v.due());
+}
+
+TEST(napi_vector, a_cause_waits_for_the_itr_interval_since_the_last_interrupt) {
+  Vector v{config(microseconds(50))};
+  v.on_cause(kT0);
+  v.fire(kT0);
+  EXPECT_FALSE(v.enable(kT0 + microseconds(5), false));  // nothing pending
+  EXPECT_EQ(v.on_cause(kT0 + microseconds(10)), kT0 + microseconds(50));
+  EXPECT_EQ(v.on_cause(kT0 + microseconds(20)), kT0 + microseconds(50));  // same interrupt
+  EXPECT_EQ(v.fire(kT0 + microseconds(49)), std::nullopt);  // early: a stale host event
+  EXPECT_EQ(v.fire(kT0 + microseconds(50)), Cause::queue);
+  EXPECT_EQ(v.counters().interrupts, 2U);
+}
+
+TEST(napi_vector, a_cause_while_masked_latches_and_fires_on_enable) {
+  Vector v{config(Duration::zero())};
+  v.on_cause(kT0);
+  v.fire(kT0);
+  EXPECT_EQ(v.on_cause(kT0 + microseconds(1)), std::nullopt);
+  EXPECT_TRUE(v.queue_pending());
+  EXPECT_EQ(v.counters().causes_latched, 1U);
+  EXPECT_EQ(v.enable(kT0 + microseconds(3), false), kT0 + microseconds(3));
+  EXPECT_EQ(v.fire(kT0 + microseconds(3)), Cause::queue);
+}
+
+TEST(napi_vector, write_back_only_mode_drops_causes_unless_configured_to_latch) {
+  Vector v{config(Duration::zero())};
+  v.enter_writeback_only();
+  EXPECT_EQ(v.on_cause(kT0), std::nullopt);
+  EXPECT_EQ(v.counters().causes_lost, 1U);
+  EXPECT_EQ(v.enable(kT0 + microseconds(1), false), std::nullopt);  // nothing to fire
+
+  VectorConfig latching = config(Duration::zero());
+  latching.latch_in_writeback_only = true;
+  Vector w{latching};
+  w.enter_writeback_only();
+  w.on_cause(kT0);
+  EXPECT_EQ(w.counters().causes_lost, 0U);
+  EXPECT_EQ(w.enable(kT0 + microseconds(1), false), kT0 + microseconds(1));
+}
+
+TEST(napi_vector, entering_write_back_only_drops_a_cause_still_waiting_for_its_throttle) {
+  Vector v{config(microseconds(50))};
+  v.on_cause(kT0);
+  v.fire(kT0);
+  v.enable(kT0, false);
+  EXPECT_EQ(v.on_cause(kT0 + microseconds(1)), kT0 + microseconds(50));
+  v.enter_writeback_only();  // a busy poller took the queue first
+  EXPECT_FALSE(v.queue_pending());
+  EXPECT_EQ(v.enable(kT0 + microseconds(60), false), std::nullopt);
+}
+
+TEST(napi_vector, a_software_trigger_is_throttled_by_its_own_interval) {
+  Vector v{config(Duration::zero(), microseconds(50))};
+  EXPECT_EQ(v.enable(kT0, true), kT0);
+  EXPECT_EQ(v.fire(kT0), Cause::software);
+  EXPECT_EQ(v.enable(kT0 + microseconds(10), true), kT0 + microseconds(50));
+  EXPECT_EQ(v.fire(kT0 + microseconds(50)), Cause::software);
+  EXPECT_EQ(v.counters().software, 2U);
+  EXPECT_EQ(v.counters().swint_requests, 2U);
+}
+
+TEST(napi_vector, an_unthrottled_software_trigger_fires_at_every_enable) {
+  Vector v{config(Duration::zero(), Duration::zero())};
+  for (int i = 0; i < 5; ++i) {
+    const Instant t = kT0 + microseconds(i);
+    EXPECT_EQ(v.enable(t, true), t);
+    EXPECT_EQ(v.fire(t), Cause::software);
+  }
+  EXPECT_EQ(v.counters().interrupts, 5U);
+}
+
+TEST(napi_vector, a_software_trigger_survives_write_back_only_until_the_next_enable) {
+  Vector v{config(Duration::zero(), microseconds(50))};
+  v.enable(kT0, true);
+  v.fire(kT0);
+  v.enable(kT0 + microseconds(1), true);  // due at +50 us
+  v.enter_writeback_only();
+  EXPECT_FALSE(v.due());
+  EXPECT_TRUE(v.software_pending());
+  EXPECT_EQ(v.enable(kT0 + microseconds(70), false), kT0 + microseconds(70));
+}
+
+TEST(napi_vector, one_interrupt_serves_both_causes_and_counts_as_the_queue_when_it_was_ready) {
+  Vector v{config(microseconds(10), microseconds(50))};
+  v.on_cause(kT0);
+  v.fire(kT0);
+  v.on_cause(kT0 + microseconds(2));      // due at +10
+  v.enable(kT0 + microseconds(3), true);  // software due at once: first use of ITR2
+  EXPECT_EQ(v.due(), kT0 + microseconds(3));
+  EXPECT_EQ(v.fire(kT0 + microseconds(3)), Cause::software);  // the queue was not ready yet
+  EXPECT_FALSE(v.queue_pending());
+  EXPECT_FALSE(v.software_pending());
+}
+
+TEST(napi_vector, a_new_itr_interval_moves_a_pending_interrupt) {
+  Vector v{config(microseconds(50))};
+  v.on_cause(kT0);
+  v.fire(kT0);
+  v.enable(kT0, false);
+  v.on_cause(kT0 + microseconds(1));
+  EXPECT_EQ(v.set_itr_interval(kT0 + microseconds(2), microseconds(4)), kT0 + microseconds(4));
+  EXPECT_EQ(v.set_itr_interval(kT0 + microseconds(5), microseconds(4)), kT0 + microseconds(5));
+  EXPECT_EQ(v.itr_interval(), microseconds(4));
+}
+
+TEST(napi_vector, rejects_negative_intervals_by_name) {
+  EXPECT_EQ(validate(config(nanoseconds(-1)))->key, "itr_interval");
+  EXPECT_EQ(validate(config(Duration::zero(), nanoseconds(-1)))->key, "sw_itr_interval");
+  EXPECT_FALSE(Vector::create(config(nanoseconds(-1))).ok());
+  EXPECT_TRUE(Vector::create(config(Duration::zero(), Duration::zero())).ok());
+}
+
+}  // namespace
+}  // namespace irqmod::napi
