@@ -44,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (!overrides.empty()) {
-    const irqmod::sim::LoadResult with = irqmod::sim::load_scenario_text(file, "fuzz.toml", overrides);
+    const irqmod::sim::LoadResult with =
+        irqmod::sim::load_scenario_text(file, "fuzz.toml", overrides);
     if (!with.ok() && with.error().what().empty()) std::abort();
   }
   return 0;
