@@ -148,7 +148,7 @@ const KeySpec kSchema[] = {
    "NAPI_POLL_WEIGHT = 64 (include/linux/netdevice.h)", bind<&S::napi, &NapiSection::weight>()},
   {"napi.netdev_budget", V::integer, 1, kS32, "frames", "300", "",
    "net.core.netdev_budget = 300 (net/core/hotdata.c)", bind<&S::napi, &NapiSection::netdev_budget>()},
-  {"napi.netdev_budget_usecs", V::duration, 1, kS32 * kUs, "us", "2000", "",
+  {"napi.netdev_budget_usecs", V::duration, kUs, kS32 * kUs, "us", "2000", "",
    "2 * USEC_PER_SEC / HZ = 2000 us at HZ = 1000 (net/core/hotdata.c)", bind<&S::napi, &NapiSection::netdev_budget_usecs>()},
   {"napi.napi_defer_hard_irqs", V::integer, 0, kS32, "polls", "0", "",
    "sysfs default 0: re-enable the interrupt at the first empty poll", bind<&S::napi, &NapiSection::defer_hard_irqs>()},

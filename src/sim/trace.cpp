@@ -2,10 +2,9 @@
 #include "irqmod/sim/trace.hpp"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 
 #include "irqmod/sim/json.hpp"
+#include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/units.hpp"
 
 namespace irqmod::sim {
@@ -13,13 +12,7 @@ namespace {
 
 // ns as microseconds with three decimals, the unit of "ts" and "dur".
 void append_us(std::string& out, std::int64_t ns) {
-  char buf[40];
-  const bool negative = ns < 0;
-  const std::uint64_t m =
-      negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03" PRIu64, negative ? "-" : "", m / 1000,
-                m % 1000);
-  out += buf;
+  out += format_usec(ns);
 }
 
 }  // namespace
