@@ -8,6 +8,8 @@ packages=(
   libgtest-dev libgmock-dev                  # unit tests
   libbenchmark-dev                           # bench/
   libcli11-dev                               # the irqmod command line
+  libtomlplusplus-dev libpcap-dev            # sim: scenario files, pcap trace replay
+  nlohmann-json3-dev                         # sim tests: parse the JSON the simulator writes
 )
 
 missing=()

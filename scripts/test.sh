@@ -14,6 +14,16 @@ cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 ctest --preset default -j "$jobs"
 
+echo "== fuzz (clang libFuzzer + ASan + UBSan): the scenario parser, ${IRQMOD_FUZZ_SECONDS:-10} s"
+# Only the fuzz target and what it links are built; the corpus it grows stays in build-fuzz.
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DIRQMOD_BUILD_FUZZ=ON -DIRQMOD_BUILD_TESTS=OFF -DIRQMOD_BUILD_BENCH=OFF \
+  -DIRQMOD_BUILD_TOOLS=OFF -DIRQMOD_FUZZ_SECONDS="${IRQMOD_FUZZ_SECONDS:-10}" \
+  "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+  >/dev/null
+cmake --build build-fuzz -j "$jobs" --target scenario_fuzz
+ctest --test-dir build-fuzz --output-on-failure
+
 echo "== asan preset (ASan + UBSan): build and test"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"

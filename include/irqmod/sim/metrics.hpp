@@ -1,0 +1,150 @@
+// What a simulation run counts, and how it is reported: interrupts per vector, CPU time per core
+// and context kind, drops by reason, the conservation check, and the report in text (with
+// sockperf's summary lines), JSON and CSV.
+//
+// Counters are plain arrays sized at set-up; counting never allocates.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "irqmod/error.hpp"
+#include "irqmod/sim/histogram.hpp"
+#include "irqmod/time.hpp"
+
+namespace irqmod::sim {
+
+// Why a packet was dropped. Each has a counter; a drop without a reason is not possible.
+enum class DropReason : std::uint8_t {
+  rx_ring_full,       // the Rx descriptor ring had no free descriptor when the frame arrived
+  rx_no_buffer,       // a descriptor was free but had no buffer yet (refill too slow, seed 004)
+  tx_ring_full,       // the Tx ring was full when the stack queued the frame
+  socket_queue_full,  // the receiving socket's queue was at its limit (SO_RCVBUF)
+  kCount,
+};
+inline constexpr std::size_t kNumDropReasons = static_cast<std::size_t>(DropReason::kCount);
+std::string_view to_string(DropReason reason);
+
+class DropCounters {
+ public:
+  void add(DropReason reason, std::uint64_t n = 1) {
+    by_reason_[static_cast<std::size_t>(reason)] += n;
+  }
+  std::uint64_t count(DropReason reason) const {
+    return by_reason_[static_cast<std::size_t>(reason)];
+  }
+  std::uint64_t total() const;
+
+ private:
+  std::array<std::uint64_t, kNumDropReasons> by_reason_{};
+};
+
+// Interrupts raised per MSI-X vector.
+class InterruptCounters {
+ public:
+  explicit InterruptCounters(std::size_t vectors = 0) : per_vector_(vectors, 0) {}
+  void count(std::size_t vector) { ++per_vector_[vector]; }
+  std::uint64_t count_of(std::size_t vector) const { return per_vector_[vector]; }
+  std::size_t vectors() const { return per_vector_.size(); }
+  std::uint64_t total() const;
+
+ private:
+  std::vector<std::uint64_t> per_vector_;
+};
+
+// The kind of context a core spends time in. Idle is what is left.
+enum class ContextKind : std::uint8_t {
+  hardirq,    // interrupt entry, the driver's handler, exit
+  softirq,    // NET_RX softirq on interrupt exit: NAPI polls
+  ksoftirqd,  // the same work deferred to the ksoftirqd thread
+  thread,     // application threads: system calls, copies, the application's own work
+  busy_poll,  // a thread polling the device queue (busy_read / busy_poll / prefer_busy_poll)
+  kCount,
+};
+inline constexpr std::size_t kNumContextKinds = static_cast<std::size_t>(ContextKind::kCount);
+std::string_view to_string(ContextKind kind);
+
+// Busy time per core and context kind.
+class CpuTime {
+ public:
+  explicit CpuTime(std::size_t cores = 0) : busy_(cores) {}
+  void charge(std::size_t core, ContextKind kind, Duration d) {
+    busy_[core][static_cast<std::size_t>(kind)] += d.count();
+  }
+  Duration busy(std::size_t core, ContextKind kind) const {
+    return Duration{busy_[core][static_cast<std::size_t>(kind)]};
+  }
+  Duration busy(std::size_t core) const;
+  std::size_t cores() const { return busy_.size(); }
+
+ private:
+  std::vector<std::array<std::int64_t, kNumContextKinds>> busy_;
+};
+
+// Every packet that entered the system is delivered, dropped or still in flight at the end.
+struct Conservation {
+  std::uint64_t entered = 0;    // frames that arrived at the NIC
+  std::uint64_t delivered = 0;  // frames the application consumed
+  std::uint64_t dropped = 0;    // frames dropped, any reason (DropCounters::total())
+  std::uint64_t in_flight = 0;  // frames in rings, queues and sockets when the run ended
+
+  bool ok() const { return entered == delivered + dropped + in_flight; }
+  // An Error keyed "conservation" spelling out both sides when the books do not balance.
+  std::optional<Error> check() const;
+};
+
+// sockperf's summary for a histogram (client_statistics / printPercentiles in sockperf 3.x):
+//   sockperf: ====> avg-latency=24.571 (std-dev=93.297)
+//   sockperf: # dropped messages = 0; # duplicated messages = 0; # out-of-order messages = 0
+//   sockperf: Summary: Latency is 24.571 usec
+//   sockperf: Total 2429473 observations; each percentile contains 24294.73 observations
+//   sockperf: ---> <MAX> observation = 103294.331
+//   sockperf: ---> percentile 99.999 =   45.633   (then 99.990 ... 25.000)
+//   sockperf: ---> <MIN> observation =   12.220
+// Values are microseconds with three decimals. A ping-pong run records RTT/2 per message
+// (sockperf's default, "latency"); `round_trip` labels full round trips instead ("rtt", sockperf
+// --full-rtt). sockperf 3.10 adds mean-ad, median-ad, siqr, cv, std-error and a confidence
+// interval to the avg line; the first two need every observation, which a fixed-memory histogram
+// does not keep, so the line stops at std-dev.
+struct SockperfOptions {
+  bool round_trip = false;         // values are full round trips, not RTT/2
+  std::uint64_t dropped = 0;       // messages sent and never answered
+  std::uint64_t duplicated = 0;    // answers received twice
+  std::uint64_t out_of_order = 0;  // answers received out of order
+};
+std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOptions& options = {});
+
+// ns as microseconds with exactly three decimals ("45.633"), right-aligned in `width`.
+std::string format_usec(std::int64_t ns, int width = 0);
+
+// Everything a run reports. Filled by the simulation at the end of a run.
+struct RunReport {
+  std::string scenario;          // [scenario] name
+  std::uint64_t seed = 0;        // [scenario] seed
+  Duration sim_time{};           // simulated time covered
+  std::int64_t wall_ns = -1;     // host time the run took; -1 leaves it out (byte-identical output)
+  std::uint64_t events = 0;      // engine events dispatched
+  LatencyHistogram latency;      // per message or packet, ns (RTT/2 for ping-pong)
+  SockperfOptions sockperf;      // how the latency lines are labelled and the message counters
+  InterruptCounters interrupts;  // per vector
+  CpuTime cpu;                   // per core and context kind
+  std::uint64_t delivered_packets = 0;  // frames the application consumed
+  std::uint64_t delivered_bytes = 0;    // their frame bytes (FCS included, preamble and IFG not)
+  DropCounters drops;
+  Conservation conservation;
+};
+
+// Human-readable: a header, sockperf's lines, interrupts, CPU, throughput, drops, conservation.
+void write_text(std::ostream& out, const RunReport& report);
+// The JSON document of `irqmod sim --json` (schema in docs/simulator.md).
+void write_json(std::ostream& out, const RunReport& report);
+// One CSV header line (when `header`) and one row, for sweeps that append runs to one file.
+void write_csv(std::ostream& out, const RunReport& report, bool header = true);
+
+}  // namespace irqmod::sim

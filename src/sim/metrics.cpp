@@ -1,0 +1,322 @@
+// Counters, the conservation check, and the three report formats.
+#include "irqmod/sim/metrics.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+#include <numeric>
+#include <optional>
+
+#include "irqmod/sim/json.hpp"
+
+namespace irqmod::sim {
+
+std::string_view to_string(DropReason reason) {
+  switch (reason) {
+    case DropReason::rx_ring_full:
+      return "rx_ring_full";
+    case DropReason::rx_no_buffer:
+      return "rx_no_buffer";
+    case DropReason::tx_ring_full:
+      return "tx_ring_full";
+    case DropReason::socket_queue_full:
+      return "socket_queue_full";
+    case DropReason::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view to_string(ContextKind kind) {
+  switch (kind) {
+    case ContextKind::hardirq:
+      return "hardirq";
+    case ContextKind::softirq:
+      return "softirq";
+    case ContextKind::ksoftirqd:
+      return "ksoftirqd";
+    case ContextKind::thread:
+      return "thread";
+    case ContextKind::busy_poll:
+      return "busy_poll";
+    case ContextKind::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+std::uint64_t DropCounters::total() const {
+  return std::accumulate(by_reason_.begin(), by_reason_.end(), std::uint64_t{0});
+}
+
+std::uint64_t InterruptCounters::total() const {
+  return std::accumulate(per_vector_.begin(), per_vector_.end(), std::uint64_t{0});
+}
+
+Duration CpuTime::busy(std::size_t core) const {
+  return Duration{std::accumulate(busy_[core].begin(), busy_[core].end(), std::int64_t{0})};
+}
+
+std::optional<Error> Conservation::check() const {
+  if (ok()) return std::nullopt;
+  return Error{"conservation", "entered " + std::to_string(entered) + " != delivered " +
+                                   std::to_string(delivered) + " + dropped " +
+                                   std::to_string(dropped) + " + in flight " +
+                                   std::to_string(in_flight) + " = " +
+                                   std::to_string(delivered + dropped + in_flight) +
+                                   "; a model lost or invented packets"};
+}
+
+std::string format_usec(std::int64_t ns, int width) {
+  const bool negative = ns < 0;
+  const std::uint64_t magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03" PRIu64, negative ? "-" : "", magnitude / 1000,
+                magnitude % 1000);
+  std::string text(buf);
+  if (static_cast<int>(text.size()) < width) {
+    text.insert(0, static_cast<std::size_t>(width) - text.size(), ' ');
+  }
+  return text;
+}
+
+namespace {
+
+std::string printf_string(const char* format, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, a);
+  return buf;
+}
+
+// "99.999", "99.990", ..., "25.000": sockperf's %6.3lf of 100 x p, from parts per 100 000.
+std::string percentile_label(std::uint32_t parts_per_100000) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%2u.%03u", parts_per_100000 / 1000, parts_per_100000 % 1000);
+  return buf;
+}
+
+// count per second over `elapsed`; empty when no time elapsed (not reliable, not infinite).
+std::optional<double> per_second(std::uint64_t count, Duration elapsed) {
+  if (elapsed <= Duration::zero()) return std::nullopt;
+  return static_cast<double>(count) * 1e9 / static_cast<double>(elapsed.count());
+}
+
+std::optional<double> fraction(Duration part, Duration whole) {
+  if (whole <= Duration::zero()) return std::nullopt;
+  return static_cast<double>(part.count()) / static_cast<double>(whole.count());
+}
+
+void optional_value(JsonWriter& json, std::optional<double> v) {
+  if (v) {
+    json.value(*v);
+  } else {
+    json.null();
+  }
+}
+
+std::string percent(std::optional<double> f) {
+  return f ? printf_string("%.1f%%", *f * 100.0) : std::string("n/a");
+}
+
+}  // namespace
+
+std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOptions& options) {
+  const std::string prefix = "sockperf: ";
+  std::string out;
+  if (latency.count() == 0) {
+    return prefix + "No messages were received from the server. Is the server down?\n";
+  }
+  const char* label = options.round_trip ? "rtt" : "latency";
+  out += prefix + "====> avg-" + label + "=" + printf_string("%.3f", latency.mean() / 1000.0) +
+         " (std-dev=" + printf_string("%.3f", latency.stddev() / 1000.0) + ")\n";
+  out += prefix + "# dropped messages = " + std::to_string(options.dropped) +
+         "; # duplicated messages = " + std::to_string(options.duplicated) +
+         "; # out-of-order messages = " + std::to_string(options.out_of_order) + "\n";
+  out += prefix + "Summary: " + (options.round_trip ? "Round trip" : "Latency") + " is " +
+         printf_string("%.3f", latency.mean() / 1000.0) + " usec\n";
+  out += prefix + "Total " + std::to_string(latency.count()) +
+         " observations; each percentile contains " +
+         printf_string("%.2f", static_cast<double>(latency.count()) / 100.0) + " observations\n";
+  out += prefix + "---> <MAX> observation = " + format_usec(latency.max(), 8) + "\n";
+  for (auto it = kSockperfPercentiles.rbegin(); it != kSockperfPercentiles.rend(); ++it) {
+    if (LatencyHistogram::sockperf_rank(*it, latency.count()) == 0) continue;
+    out += prefix + "---> percentile " + percentile_label(*it) + " = " +
+           format_usec(latency.percentile(*it), 8) + "\n";
+  }
+  out += prefix + "---> <MIN> observation = " + format_usec(latency.min(), 8) + "\n";
+  return out;
+}
+
+void write_text(std::ostream& out, const RunReport& r) {
+  out << "scenario " << r.scenario << ", seed " << r.seed << ", simulated "
+      << format_usec(r.sim_time.count()) << " us, " << r.events << " events";
+  if (r.wall_ns >= 0) out << ", wall " << format_usec(r.wall_ns) << " us";
+  out << "\n";
+  out << sockperf_summary(r.latency, r.sockperf);
+  const auto ips = per_second(r.interrupts.total(), r.sim_time);
+  out << "interrupts: " << r.interrupts.total() << " ("
+      << (ips ? printf_string("%.0f", *ips) : "n/a") << "/s)";
+  for (std::size_t v = 0; v < r.interrupts.vectors(); ++v) {
+    const auto vps = per_second(r.interrupts.count_of(v), r.sim_time);
+    out << "; vector " << v << ": " << r.interrupts.count_of(v) << " ("
+        << (vps ? printf_string("%.0f", *vps) : "n/a") << "/s)";
+  }
+  out << "\n";
+  for (std::size_t c = 0; c < r.cpu.cores(); ++c) {
+    out << "cpu " << c << ": busy " << percent(fraction(r.cpu.busy(c), r.sim_time)) << " (";
+    for (std::size_t k = 0; k < kNumContextKinds; ++k) {
+      const auto kind = static_cast<ContextKind>(k);
+      out << (k ? ", " : "") << to_string(kind) << " "
+          << percent(fraction(r.cpu.busy(c, kind), r.sim_time));
+    }
+    out << ")\n";
+  }
+  const auto pps = per_second(r.delivered_packets, r.sim_time);
+  const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
+  out << "throughput: " << (pps ? printf_string("%.0f", *pps) : "n/a") << " pps, "
+      << (bps ? printf_string("%.0f", *bps) : "n/a") << " bit/s\n";
+  out << "drops: " << r.drops.total();
+  for (std::size_t d = 0; d < kNumDropReasons; ++d) {
+    const auto reason = static_cast<DropReason>(d);
+    if (r.drops.count(reason)) out << "; " << to_string(reason) << " " << r.drops.count(reason);
+  }
+  out << "\n";
+  const Conservation& c = r.conservation;
+  out << "conservation: entered " << c.entered << " = delivered " << c.delivered << " + dropped "
+      << c.dropped << " + in flight " << c.in_flight << ": " << (c.ok() ? "ok" : "BROKEN") << "\n";
+}
+
+void write_json(std::ostream& out, const RunReport& r) {
+  JsonWriter json(out);
+  json.begin_object();
+  json.field("scenario", r.scenario);
+  json.field("seed", r.seed);
+  json.field("sim_time_ns", static_cast<std::int64_t>(r.sim_time.count()));
+  if (r.wall_ns >= 0) json.field("wall_ns", r.wall_ns);
+  json.field("events", r.events);
+
+  const LatencyHistogram& h = r.latency;
+  json.key("latency_ns");
+  json.begin_object();
+  json.field("count", h.count());
+  json.field("min", h.min());
+  static constexpr std::array<const char*, kSockperfPercentiles.size()> kNames = {
+      "p25", "p50", "p75", "p90", "p99", "p99_9", "p99_99", "p99_999"};
+  for (std::size_t i = 0; i < kSockperfPercentiles.size(); ++i) {
+    json.field(kNames[i], h.percentile(kSockperfPercentiles[i]));
+  }
+  json.field("max", h.max());
+  json.field("avg", h.mean());
+  json.field("stddev", h.stddev());
+  json.field("round_trip", r.sockperf.round_trip);
+  json.end_object();
+
+  json.key("interrupts");
+  json.begin_object();
+  json.field("total", r.interrupts.total());
+  json.key("per_second");
+  optional_value(json, per_second(r.interrupts.total(), r.sim_time));
+  json.key("per_vector");
+  json.begin_object();
+  for (std::size_t v = 0; v < r.interrupts.vectors(); ++v) {
+    json.key(std::to_string(v));
+    json.begin_object();
+    json.field("total", r.interrupts.count_of(v));
+    json.key("per_second");
+    optional_value(json, per_second(r.interrupts.count_of(v), r.sim_time));
+    json.end_object();
+  }
+  json.end_object();
+  json.end_object();
+
+  json.key("cpu");
+  json.begin_object();
+  Duration all_busy{};
+  for (std::size_t c = 0; c < r.cpu.cores(); ++c)
+    all_busy += r.cpu.busy(c);
+  json.key("utilization");
+  optional_value(json, fraction(all_busy, r.sim_time * static_cast<std::int64_t>(r.cpu.cores())));
+  json.key("per_core");
+  json.begin_array();
+  for (std::size_t c = 0; c < r.cpu.cores(); ++c) {
+    json.begin_object();
+    json.field("core", static_cast<std::uint64_t>(c));
+    json.key("busy_fraction");
+    optional_value(json, fraction(r.cpu.busy(c), r.sim_time));
+    for (std::size_t k = 0; k < kNumContextKinds; ++k) {
+      const auto kind = static_cast<ContextKind>(k);
+      json.key(to_string(kind));
+      optional_value(json, fraction(r.cpu.busy(c, kind), r.sim_time));
+    }
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+
+  json.key("throughput");
+  json.begin_object();
+  json.key("pps");
+  optional_value(json, per_second(r.delivered_packets, r.sim_time));
+  json.key("bps");
+  optional_value(json, per_second(r.delivered_bytes * 8, r.sim_time));
+  json.end_object();
+
+  json.key("drops");
+  json.begin_object();
+  json.field("total", r.drops.total());
+  for (std::size_t d = 0; d < kNumDropReasons; ++d) {
+    const auto reason = static_cast<DropReason>(d);
+    json.field(to_string(reason), r.drops.count(reason));
+  }
+  json.end_object();
+
+  const Conservation& cons = r.conservation;
+  json.key("conservation");
+  json.begin_object();
+  json.field("entered", cons.entered);
+  json.field("delivered", cons.delivered);
+  json.field("dropped", cons.dropped);
+  json.field("in_flight", cons.in_flight);
+  json.field("ok", cons.ok());
+  json.end_object();
+  json.end_object();
+  out << "\n";
+}
+
+void write_csv(std::ostream& out, const RunReport& r, bool header) {
+  if (header) {
+    out << "scenario,seed,sim_time_ns,events,latency_count,latency_min_ns,latency_p25_ns,"
+           "latency_p50_ns,latency_p75_ns,latency_p90_ns,latency_p99_ns,latency_p99_9_ns,"
+           "latency_p99_99_ns,latency_p99_999_ns,latency_max_ns,latency_avg_ns,latency_stddev_ns,"
+           "interrupts,interrupts_per_second,cpu_busy_ns,pps,bps,drops,entered,delivered,"
+           "dropped,in_flight,conservation_ok\n";
+  }
+  const LatencyHistogram& h = r.latency;
+  // A scenario name with a comma or quote is quoted, CSV style (RFC 4180).
+  std::string name = r.scenario;
+  if (name.find_first_of(",\"\n") != std::string::npos) {
+    std::string quoted = "\"";
+    for (char ch : name)
+      quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    name = quoted + "\"";
+  }
+  out << name << ',' << r.seed << ',' << r.sim_time.count() << ',' << r.events << ',' << h.count()
+      << ',' << h.min();
+  for (std::uint32_t p : kSockperfPercentiles)
+    out << ',' << h.percentile(p);
+  out << ',' << h.max() << ',' << printf_string("%.3f", h.mean()) << ','
+      << printf_string("%.3f", h.stddev());
+  Duration busy{};
+  for (std::size_t c = 0; c < r.cpu.cores(); ++c)
+    busy += r.cpu.busy(c);
+  const auto ips = per_second(r.interrupts.total(), r.sim_time);
+  const auto pps = per_second(r.delivered_packets, r.sim_time);
+  const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
+  out << ',' << r.interrupts.total() << ',' << (ips ? printf_string("%.3f", *ips) : "") << ','
+      << busy.count() << ',' << (pps ? printf_string("%.3f", *pps) : "") << ','
+      << (bps ? printf_string("%.3f", *bps) : "") << ',' << r.drops.total() << ','
+      << r.conservation.entered << ',' << r.conservation.delivered << ',' << r.conservation.dropped
+      << ',' << r.conservation.in_flight << ',' << (r.conservation.ok() ? "true" : "false") << '\n';
+}
+
+}  // namespace irqmod::sim

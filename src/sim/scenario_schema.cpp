@@ -1,0 +1,201 @@
+// The scenario schema: every key once, with its type, range, unit, default and the source of
+// that default. Adding a key is one entry here plus its field in scenario.hpp.
+//
+// Defaults of 0 ns in [cpu] mean "not charged": the cost model's numbers belong to the platform
+// presets (DESIGN.md, "platforms"), each fitted on one seed table, not to a generic default.
+#include <limits>
+#include <type_traits>
+
+#include "irqmod/sim/scenario.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+template <auto Section, auto Field>
+void store_field(Scenario& scenario, const Value& value) {
+  auto& field = (scenario.*Section).*Field;
+  using F = std::remove_cvref_t<decltype(field)>;
+  if constexpr (std::is_same_v<F, bool>) {
+    field = std::get<bool>(value);
+  } else if constexpr (std::is_same_v<F, std::string>) {
+    field = std::get<std::string>(value);
+  } else if constexpr (std::is_same_v<F, Duration>) {
+    field = Duration{std::get<std::int64_t>(value)};
+  } else {
+    field = static_cast<F>(std::get<std::int64_t>(value));  // in range: checked by the loader
+  }
+}
+
+template <auto Section, auto Field>
+Value load_field(const Scenario& scenario) {
+  const auto& field = (scenario.*Section).*Field;
+  using F = std::remove_cvref_t<decltype(field)>;
+  if constexpr (std::is_same_v<F, bool> || std::is_same_v<F, std::string>) {
+    return field;
+  } else if constexpr (std::is_same_v<F, Duration>) {
+    return static_cast<std::int64_t>(field.count());
+  } else {
+    return static_cast<std::int64_t>(field);
+  }
+}
+
+template <auto Section, auto Field>
+constexpr Binding bind() {
+  return Binding{&store_field<Section, Field>, &load_field<Section, Field>};
+}
+
+constexpr std::int64_t kU32 = std::numeric_limits<std::uint32_t>::max();
+constexpr std::int64_t kS32 = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kUs = 1'000;
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kS = 1'000'000'000;
+constexpr std::int64_t kHour = 3600 * kS;
+
+using S = Scenario;
+using V = ValueKind;
+
+// clang-format off
+const KeySpec kSchema[] = {
+  // [scenario]
+  {"scenario.name", V::text, 0, 0, "", "", "",
+   "the scenario file's name without its extension", bind<&S::scenario, &ScenarioSection::name>()},
+  {"scenario.duration", V::duration, 1, kHour, "s", "1s", "",
+   "the performance goal's unit: 1 s of simulated line rate", bind<&S::scenario, &ScenarioSection::duration>()},
+  {"scenario.seed", V::integer, 0, std::numeric_limits<std::int64_t>::max(), "", "1", "",
+   "any fixed value reproduces a run; 1 is the first non-zero one", bind<&S::scenario, &ScenarioSection::seed>()},
+
+  // [link]
+  {"link.speed", V::bitrate, 10'000'000, 800'000'000'000, "Mbit/s", "10G", "",
+   "10GbE: seed 004's 82599 (and the X710 family of seed 000); range SPEED_10 to SPEED_800000 of ethtool.h",
+   bind<&S::link, &LinkSection::speed_bps>()},
+
+  // [traffic]
+  {"traffic.kind", V::choice, 0, 5, "", "constant",
+   "constant|poisson|on-off|ping-pong|request-response|pcap",
+   "the simplest load; seeds choose theirs", bind<&S::traffic, &TrafficSection::kind>()},
+  {"traffic.rate", V::integer, 0, 2'000'000'000, "frames/s", "0", "",
+   "0 = line rate: back to back on the link (the performance goal's load)", bind<&S::traffic, &TrafficSection::rate>()},
+  {"traffic.size", V::integer, 64, 9216, "bytes", "64", "",
+   "minFrameSize, IEEE 802.3 clause 4.4.2: the line-rate worst case; up to 9216 B jumbo (tx_coalesce::kMaxFrameBytes)",
+   bind<&S::traffic, &TrafficSection::size>()},
+  {"traffic.on-time", V::duration, 0, kHour, "us", "0", "",
+   "no default burst: on-off needs it set (0 is refused there)", bind<&S::traffic, &TrafficSection::on_time>()},
+  {"traffic.off-time", V::duration, 0, kHour, "us", "0", "",
+   "0: bursts back to back unless set", bind<&S::traffic, &TrafficSection::off_time>()},
+  {"traffic.pcap", V::text, 0, 0, "", "", "",
+   "no default capture: pcap needs it set", bind<&S::traffic, &TrafficSection::pcap>()},
+  {"traffic.pcap-loop", V::boolean, 0, 1, "", "false", "",
+   "a replay ends with its capture unless asked to loop", bind<&S::traffic, &TrafficSection::pcap_loop>()},
+  {"traffic.mps", V::integer, 0, 1'000'000'000, "messages/s", "0", "",
+   "sockperf --mps=max, as seed 000 runs it", bind<&S::traffic, &TrafficSection::mps>()},
+  {"traffic.msg-size", V::integer, 12, 65'507, "bytes", "12", "",
+   "sockperf's default and minimum -m (12 B header); 65507 B is the largest UDP/IPv4 payload",
+   bind<&S::traffic, &TrafficSection::msg_size>()},
+
+  // [nic]
+  {"nic.queues", V::integer, 1, 256, "queue pairs", "1", "",
+   "one queue and vector: the seeds' single-flow tests", bind<&S::nic, &NicSection::queues>()},
+  {"nic.rx-ring", V::integer, 1, 65'536, "descriptors", "512", "",
+   "IXGBE_DEFAULT_RXD and I40E_DEFAULT_NUM_DESCRIPTORS = 512; up to tx_coalesce::kMaxQueueFrames",
+   bind<&S::nic, &NicSection::rx_ring>()},
+  {"nic.tx-ring", V::integer, 1, 65'536, "descriptors", "512", "",
+   "IXGBE_DEFAULT_TXD and I40E_DEFAULT_NUM_DESCRIPTORS = 512", bind<&S::nic, &NicSection::tx_ring>()},
+  {"nic.dma-delay", V::duration, 0, kS, "ns", "0", "",
+   "0 = write-back at reception: a platform preset sets the PCIe latency", bind<&S::nic, &NicSection::dma_delay>()},
+  {"nic.refill-delay", V::duration, 0, kS, "ns", "0", "",
+   "0 = buffers usable at once; seed 004's starvation needs a slow refill set", bind<&S::nic, &NicSection::refill_delay>()},
+  {"nic.moderation", V::choice, 0, 5, "", "coalesce", "none|coalesce|itr|dim|adaptive-itr|lli",
+   "ethtool -C coalescing: what every driver offers", bind<&S::nic, &NicSection::moderation>()},
+  {"nic.rx-usecs", V::integer, 0, kU32, "us", "50", "",
+   "I40E_ITR_20K = 50 us, i40e's Rx default (itr::kI40eItr20kUsecs); u32 as struct ethtool_coalesce",
+   bind<&S::nic, &NicSection::rx_usecs>()},
+  {"nic.rx-frames", V::integer, 0, kU32, "frames", "0", "",
+   "0 = off, as `ethtool -c` shows for i40e (no frame threshold)", bind<&S::nic, &NicSection::rx_frames>()},
+  {"nic.rx-usecs-irq", V::integer, 0, kU32, "us", "0", "",
+   "0 = not set (ethtool)", bind<&S::nic, &NicSection::rx_usecs_irq>()},
+  {"nic.rx-frames-irq", V::integer, 0, kU32, "frames", "0", "",
+   "0 = not set (ethtool)", bind<&S::nic, &NicSection::rx_frames_irq>()},
+  {"nic.adaptive-rx", V::boolean, 0, 1, "", "false", "",
+   "off: rate bands only when asked (adaptive-itr and dim are their own moderation kinds)",
+   bind<&S::nic, &NicSection::adaptive_rx>()},
+  {"nic.tx-usecs", V::integer, 0, kU32, "us", "50", "",
+   "I40E_ITR_20K = 50 us, i40e's Tx default", bind<&S::nic, &NicSection::tx_usecs>()},
+  {"nic.tx-frames", V::integer, 0, kU32, "frames", "0", "",
+   "0 = off (ethtool)", bind<&S::nic, &NicSection::tx_frames>()},
+  {"nic.pkt-rate-low", V::integer, 0, kU32, "frames/s", "0", "",
+   "0 = low band off (ethtool)", bind<&S::nic, &NicSection::pkt_rate_low>()},
+  {"nic.pkt-rate-high", V::integer, 0, kU32, "frames/s", "0", "",
+   "0 = high band off (ethtool)", bind<&S::nic, &NicSection::pkt_rate_high>()},
+  {"nic.rx-usecs-low", V::integer, 0, kU32, "us", "0", "",
+   "0 = not set (ethtool)", bind<&S::nic, &NicSection::rx_usecs_low>()},
+  {"nic.rx-usecs-high", V::integer, 0, kU32, "us", "0", "",
+   "0 = not set (ethtool)", bind<&S::nic, &NicSection::rx_usecs_high>()},
+  {"nic.sample-interval", V::integer, 0, kU32, "s", "0", "",
+   "0 = not set (ethtool); adaptive-rx needs it", bind<&S::nic, &NicSection::sample_interval>()},
+  {"nic.itr-device", V::text, 0, 0, "", "82599", "",
+   "seed 004's NIC (itr::find_device names the others)", bind<&S::nic, &NicSection::itr_device>()},
+  {"nic.itr-rate", V::integer, 0, kU32, "interrupts/s", "8000", "",
+   "seed 004's table: 8000 interrupts/s", bind<&S::nic, &NicSection::itr_rate>()},
+  {"nic.lli-ring-threshold", V::integer, 0, 448, "free descriptors", "64", "",
+   "seed 004: LLI below 64 free descriptors (lli::kSeed004RingThreshold)", bind<&S::nic, &NicSection::lli_ring_threshold>()},
+  {"nic.lli-interval", V::duration, 0, 60 * kUs, "us", "60", "",
+   "the 60 us cap of seed 004 (lli::kMaxLlInterval)", bind<&S::nic, &NicSection::lli_interval>()},
+  {"nic.busy-poll-exit-swint", V::boolean, 0, 1, "", "true", "",
+   "seed 000's fix is in the kernel since 2024; false reproduces the race", bind<&S::nic, &NicSection::busy_poll_exit_swint>()},
+
+  // [napi]
+  {"napi.weight", V::integer, 1, 65'535, "frames", "64", "",
+   "NAPI_POLL_WEIGHT = 64 (include/linux/netdevice.h)", bind<&S::napi, &NapiSection::weight>()},
+  {"napi.netdev_budget", V::integer, 1, kS32, "frames", "300", "",
+   "net.core.netdev_budget = 300 (net/core/hotdata.c)", bind<&S::napi, &NapiSection::netdev_budget>()},
+  {"napi.netdev_budget_usecs", V::duration, kUs, kS32 * kUs, "us", "2000", "",
+   "2 * USEC_PER_SEC / HZ = 2000 us at HZ = 1000 (net/core/hotdata.c)", bind<&S::napi, &NapiSection::netdev_budget_usecs>()},
+  {"napi.napi_defer_hard_irqs", V::integer, 0, kS32, "polls", "0", "",
+   "sysfs default 0: re-enable the interrupt at the first empty poll", bind<&S::napi, &NapiSection::defer_hard_irqs>()},
+  {"napi.gro_flush_timeout", V::duration, 0, kHour, "ns", "0", "",
+   "sysfs default 0 ns", bind<&S::napi, &NapiSection::gro_flush_timeout>()},
+  {"napi.irq_suspend_timeout", V::duration, 0, kHour, "ns", "0", "",
+   "netdev netlink default 0 ns: IRQ suspension off", bind<&S::napi, &NapiSection::irq_suspend_timeout>()},
+  {"napi.busy_read", V::duration, 0, kS32 * kUs, "us", "0", "",
+   "net.core.busy_read default 0 us: off (Documentation/admin-guide/sysctl/net.rst)", bind<&S::napi, &NapiSection::busy_read>()},
+  {"napi.busy_poll", V::duration, 0, kS32 * kUs, "us", "0", "",
+   "net.core.busy_poll default 0 us: off", bind<&S::napi, &NapiSection::busy_poll>()},
+  {"napi.prefer_busy_poll", V::boolean, 0, 1, "", "false", "",
+   "SO_PREFER_BUSY_POLL is off on a new socket", bind<&S::napi, &NapiSection::prefer_busy_poll>()},
+  {"napi.busy_poll_budget", V::integer, 1, 65'535, "frames", "8", "",
+   "BUSY_POLL_BUDGET = 8 (include/net/busy_poll.h); SO_BUSY_POLL_BUDGET is a u16", bind<&S::napi, &NapiSection::busy_poll_budget>()},
+
+  // [cpu]
+  {"cpu.cores", V::integer, 1, 256, "cores", "1", "",
+   "one core takes the interrupt and runs the application: the seeds' single-queue setups", bind<&S::cpu, &CpuSection::cores>()},
+  {"cpu.irq-core", V::integer, 0, 255, "", "0", "",
+   "the first core", bind<&S::cpu, &CpuSection::irq_core>()},
+  {"cpu.app-core", V::integer, 0, 255, "", "0", "",
+   "the first core (shared with the interrupt unless set)", bind<&S::cpu, &CpuSection::app_core>()},
+  {"cpu.irq-entry", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_entry>()},
+  {"cpu.irq-handler", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_handler>()},
+  {"cpu.napi-poll", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::napi_poll>()},
+  {"cpu.rx-packet", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_packet>()},
+  {"cpu.tx-packet", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_packet>()},
+  {"cpu.app-message", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::app_message>()},
+  {"cpu.syscall", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::syscall>()},
+  {"cpu.wakeup", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::wakeup>()},
+  {"cpu.context-switch", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::context_switch>()},
+  {"cpu.busy-poll-iteration", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::busy_poll_iteration>()},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const KeySpec> schema() {
+  return kSchema;
+}
+
+const KeySpec* find_key(std::string_view dotted) {
+  for (const KeySpec& spec : kSchema) {
+    if (spec.name == dotted) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace irqmod::sim

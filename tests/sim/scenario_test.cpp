@@ -1,0 +1,252 @@
+// Scenario files: the schema's defaults, every error kind with file and line, --set, the
+// cross-key checks through the policy validators, and the round trip through write_toml.
+#include "irqmod/sim/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace irqmod::sim {
+namespace {
+
+LoadResult load(std::string_view text, std::vector<std::string> overrides = {}) {
+  return load_scenario_text(text, "test.toml", overrides);
+}
+
+std::string error_of(std::string_view text, std::vector<std::string> overrides = {}) {
+  const LoadResult r = load(text, std::move(overrides));
+  EXPECT_FALSE(r.ok()) << text;
+  return r.ok() ? std::string() : r.error().what();
+}
+
+TEST(scenario, every_key_is_declared_once_with_a_default_that_parses_and_a_source) {
+  std::set<std::string_view> names;
+  for (const KeySpec& spec : schema()) {
+    EXPECT_TRUE(names.insert(spec.name).second) << spec.name;
+    EXPECT_FALSE(spec.source.empty()) << spec.name;
+    EXPECT_LE(spec.min, spec.max) << spec.name;
+    Scenario s;
+    const auto d =
+        apply_override(s, std::string(spec.name) + "=" + std::string(spec.default_value));
+    EXPECT_FALSE(d.has_value()) << spec.name << ": " << (d ? d->what() : "");
+  }
+  EXPECT_FALSE(validate(default_scenario()).has_value());
+}
+
+TEST(scenario, defaults_are_the_documented_kernel_and_driver_values) {
+  const Scenario s = default_scenario();
+  EXPECT_EQ(s.scenario.duration, seconds(1));
+  EXPECT_EQ(s.link.speed_bps, 10'000'000'000u);
+  EXPECT_EQ(s.traffic.size, 64u);
+  EXPECT_EQ(s.nic.rx_ring, 512u);
+  EXPECT_EQ(s.nic.rx_usecs, 50u);
+  EXPECT_EQ(s.nic.moderation, Moderation::coalesce);
+  EXPECT_EQ(s.nic.lli_interval, microseconds(60));
+  EXPECT_EQ(s.napi.weight, 64u);
+  EXPECT_EQ(s.napi.netdev_budget, 300u);
+  EXPECT_EQ(s.napi.netdev_budget_usecs, microseconds(2000));
+  EXPECT_EQ(s.napi.busy_poll_budget, 8u);
+  EXPECT_EQ(s.napi.busy_read, Duration::zero());
+}
+
+TEST(scenario, loads_every_value_kind_with_units_where_they_apply) {
+  const LoadResult r = load(R"(
+[scenario]
+name = "seed-000 before the fix"
+duration = "120s"
+seed = 42
+
+[link]
+speed = 25000            # Mbit/s, as ethtool reports it
+
+[traffic]
+kind = "ping-pong"
+msg-size = 1000
+mps = 0
+
+[nic]
+moderation = "adaptive-itr"
+rx-usecs = 50
+adaptive-rx = "on"
+busy-poll-exit-swint = false
+dma-delay = "1.5us"
+
+[napi]
+busy_read = 50           # us, as the sysctl
+busy_poll = "50us"
+gro_flush_timeout = 20000  # ns, as sysfs
+napi_defer_hard_irqs = 2
+
+[cpu]
+cores = 2
+app-core = 1
+)");
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  const Scenario& s = r.value();
+  EXPECT_EQ(s.scenario.name, "seed-000 before the fix");
+  EXPECT_EQ(s.scenario.duration, seconds(120));
+  EXPECT_EQ(s.scenario.seed, 42u);
+  EXPECT_EQ(s.link.speed_bps, 25'000'000'000u);
+  EXPECT_EQ(s.traffic.kind, TrafficKind::ping_pong);
+  EXPECT_EQ(s.traffic.msg_size, 1000u);
+  EXPECT_EQ(s.nic.moderation, Moderation::adaptive_itr);
+  EXPECT_TRUE(s.nic.adaptive_rx);
+  EXPECT_FALSE(s.nic.busy_poll_exit_swint);
+  EXPECT_EQ(s.nic.dma_delay, nanoseconds(1500));
+  EXPECT_EQ(s.napi.busy_read, microseconds(50));
+  EXPECT_EQ(s.napi.busy_poll, microseconds(50));
+  EXPECT_EQ(s.napi.gro_flush_timeout, nanoseconds(20000));
+  EXPECT_EQ(s.napi.defer_hard_irqs, 2u);
+  EXPECT_EQ(s.cpu.app_core, 1u);
+}
+
+TEST(scenario, the_name_defaults_to_the_files_stem) {
+  const LoadResult r = load_scenario_text("", "scenarios/seed-004-lli.toml");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->scenario.name, "seed-004-lli");
+}
+
+TEST(scenario, an_unknown_key_names_file_line_and_the_close_key) {
+  EXPECT_EQ(error_of("[nic]\nrx-ring = 256\nrx-usec = 5\n"),
+            "test.toml:3: nic.rx-usec: unknown key; did you mean nic.rx-usecs?");
+  // '-' and '_' are interchangeable for the suggestion: sysctl names use '_'.
+  EXPECT_EQ(error_of("[napi]\nbusy-read = 50\n"),
+            "test.toml:2: napi.busy-read: unknown key; did you mean napi.busy_read?");
+}
+
+TEST(scenario, an_unknown_key_with_nothing_close_lists_its_sections_keys) {
+  const std::string e = error_of("[link]\nflux-capacitor = 1\n");
+  EXPECT_EQ(e, "test.toml:2: link.flux-capacitor: unknown key; allowed in [link]: speed");
+}
+
+TEST(scenario, an_unknown_section_and_a_key_outside_sections_are_errors) {
+  EXPECT_EQ(error_of("\n[nics]\nrx-ring = 5\n"),
+            "test.toml:2: nics: unknown section; did you mean [nic]?; allowed: scenario, link, "
+            "traffic, nic, napi, cpu");
+  EXPECT_NE(
+      error_of("duration = \"1s\"\n").find("test.toml:1: duration: a key outside any section"),
+      std::string::npos);
+  EXPECT_NE(error_of("[[nic]]\nrx-ring = 5\n").find("expected a section [nic]; got an array"),
+            std::string::npos);
+}
+
+TEST(scenario, a_wrong_type_says_what_is_expected_and_what_was_found) {
+  EXPECT_EQ(error_of("[nic]\n\nrx-usecs = \"fast\"\n"),
+            "test.toml:3: nic.rx-usecs: expected an integer from 0 us to 4294967295 us; got a "
+            "string 'fast'");
+  EXPECT_NE(error_of("[traffic]\nrate = 1.5e6\n")
+                .find("test.toml:2: traffic.rate: expected an integer from 0 frames/s"),
+            std::string::npos);
+  EXPECT_NE(error_of("[napi]\nprefer_busy_poll = 1\n")
+                .find("napi.prefer_busy_poll: expected true or false"),
+            std::string::npos);
+  EXPECT_NE(error_of("[scenario]\nduration = \"1 fortnight\"\n")
+                .find("scenario.duration: expected a duration from 1ns to 3600 s"),
+            std::string::npos);
+}
+
+TEST(scenario, an_out_of_range_value_names_the_bounds_in_the_keys_unit) {
+  EXPECT_EQ(error_of("[traffic]\nsize = 10000\n"),
+            "test.toml:2: traffic.size: 10000 is out of range; allowed: 64 bytes to 9216 bytes");
+  EXPECT_EQ(error_of("[link]\nspeed = \"5M\"\n"),
+            "test.toml:2: link.speed: 5M is out of range; allowed: 10Mbit/s to 800Gbit/s");
+  EXPECT_EQ(error_of("[nic]\nlli-interval = 64\n"),
+            "test.toml:2: nic.lli-interval: 64us is out of range; allowed: 0 us to 60 us");
+  EXPECT_EQ(error_of("[scenario]\nseed = -1\n"),
+            "test.toml:2: scenario.seed: -1 is out of range; allowed: 0 to 9223372036854775807");
+}
+
+TEST(scenario, a_choice_outside_the_list_suggests_the_close_one) {
+  EXPECT_EQ(error_of("[traffic]\nkind = \"posson\"\n"),
+            "test.toml:2: traffic.kind: 'posson' is not allowed; did you mean 'poisson'?; "
+            "allowed: constant, poisson, on-off, ping-pong, request-response, pcap");
+}
+
+TEST(scenario, toml_syntax_errors_carry_their_line) {
+  const std::string e = error_of("[nic]\nrx-usecs = 5\nrx-frames = = 3\n");
+  EXPECT_EQ(e.rfind("test.toml:3: TOML syntax: ", 0), 0u) << e;
+}
+
+TEST(scenario, set_overrides_apply_after_the_file_with_the_same_checks) {
+  const LoadResult r =
+      load("[nic]\nrx-usecs = 10\n",
+           {"nic.rx-usecs=20", "link.speed=40G", "traffic.kind=poisson", "traffic.rate=1_000_000",
+            "napi.busy_read=50", "nic.adaptive-rx=off", "scenario.name=\"quoted name\""});
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ(r->nic.rx_usecs, 20u);
+  EXPECT_EQ(r->link.speed_bps, 40'000'000'000u);
+  EXPECT_EQ(r->traffic.kind, TrafficKind::poisson);
+  EXPECT_EQ(r->traffic.rate, 1'000'000u);
+  EXPECT_EQ(r->napi.busy_read, microseconds(50));
+  EXPECT_EQ(r->scenario.name, "quoted name");
+
+  EXPECT_EQ(error_of("", {"nic.rx-usecs=-3"}),
+            "--set: nic.rx-usecs: -3 is out of range; allowed: 0 us to 4294967295 us");
+  EXPECT_EQ(error_of("", {"nic.rx_usecs=3"}),
+            "--set: nic.rx_usecs: unknown key; did you mean nic.rx-usecs?");
+  EXPECT_EQ(
+      error_of("", {"traffic.kind=burst"}).rfind("--set: traffic.kind: 'burst' is not allowed", 0),
+      0u);
+  EXPECT_EQ(error_of("", {"nic.rx-usecs"}).rfind("--set: '", 0), 0u);
+  // A duration without a unit is in the key's unit, on the command line as in the file.
+  const LoadResult bare = load("", {"scenario.duration=12"});
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->scenario.duration, seconds(12));
+}
+
+TEST(scenario, cross_key_checks_use_the_policy_validators_and_point_at_the_line) {
+  EXPECT_EQ(error_of("[nic]\nmoderation = \"coalesce\"\nrx-usecs = 0\nrx-frames = 0\n")
+                .rfind("test.toml:3: nic.rx-usecs: rx-usecs and rx-frames are both 0", 0),
+            0u);
+  EXPECT_EQ(error_of("[nic]\nmoderation = \"itr\"\nitr-device = \"82600\"\n")
+                .rfind("test.toml:3: nic.itr-device: unknown device '82600'", 0),
+            0u);
+  EXPECT_EQ(error_of("[nic]\nmoderation = \"lli\"\nlli-interval = \"50us\"\n")
+                .rfind("test.toml:3: nic.lli-interval: ", 0),
+            0u);
+  EXPECT_EQ(error_of("[nic]\nmoderation = \"adaptive-itr\"\nrx-usecs = 9000\n")
+                .rfind("test.toml:3: nic.rx-usecs: 9000", 0),
+            0u);
+  EXPECT_EQ(error_of("[traffic]\nkind = \"pcap\"\n"),
+            "test.toml: traffic.pcap: traffic.kind = \"pcap\" needs a capture file; allowed: a "
+            "path");
+  EXPECT_NE(error_of("[traffic]\nkind = \"on-off\"\n").find("traffic.on-time"), std::string::npos);
+  EXPECT_NE(error_of("[traffic]\nkind = \"poisson\"\n").find("traffic.rate"), std::string::npos);
+  EXPECT_EQ(error_of("[cpu]\ncores = 2\nirq-core = 2\n"),
+            "test.toml:3: cpu.irq-core: 2 is not a core; allowed: 0 to 1 (cpu.cores = 2)");
+}
+
+TEST(scenario, write_toml_loads_back_to_the_same_scenario) {
+  Scenario s = default_scenario();
+  s.scenario.name = "tab\there \"quoted\" back\\slash \x7f";
+  s.scenario.duration = nanoseconds(1'234'567);
+  s.link.speed_bps = 2'500'000'000;
+  s.traffic.kind = TrafficKind::on_off;
+  s.traffic.on_time = microseconds(10);
+  s.nic.moderation = Moderation::lli;
+  s.napi.gro_flush_timeout = nanoseconds(1);
+  std::ostringstream text;
+  write_toml(text, s);
+  const LoadResult back = load(text.str());
+  ASSERT_TRUE(back.ok()) << back.error().what() << "\n" << text.str();
+  EXPECT_EQ(back.value(), s);
+  EXPECT_NE(text.str().find("[napi]\nweight = 64\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("speed = \"2500M\"\n"), std::string::npos);
+}
+
+TEST(scenario, a_missing_file_is_an_error_naming_it) {
+  const LoadResult r = load_scenario_file("/nonexistent/irqmod.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().what().rfind("/nonexistent/irqmod.toml: cannot read the file: ", 0), 0u);
+}
+
+TEST(scenario, suggestions_need_a_close_match) {
+  EXPECT_EQ(suggest_key("nic.rx-ringg"), "nic.rx-ring");
+  EXPECT_FALSE(suggest_key("totally.unrelated").has_value());
+}
+
+}  // namespace
+}  // namespace irqmod::sim
