@@ -66,6 +66,14 @@ std::optional<Instant> Vector::on_cause(Instant now) {
   return std::nullopt;
 }
 
+std::optional<Instant> Vector::on_immediate_cause(Instant now) {
+  if (state_ != VectorState::armed) return on_cause(now);
+  ++counters_.causes;
+  queue_pending_ = true;
+  due_ = now;  // the queue's throttle is not consulted; fire() restarts it
+  return due_;
+}
+
 std::optional<Instant> Vector::enable(Instant now, bool swint) {
   ++counters_.enables;
   state_ = VectorState::armed;

@@ -128,6 +128,18 @@ TEST(napi_vector, a_new_itr_interval_moves_a_pending_interrupt) {
   EXPECT_EQ(v.itr_interval(), microseconds(4));
 }
 
+TEST(napi_vector, an_immediate_cause_bypasses_the_itr_but_not_the_mask) {
+  Vector v{config(microseconds(50))};
+  v.on_cause(kT0);
+  v.fire(kT0);
+  v.enable(kT0, false);
+  EXPECT_EQ(v.on_cause(kT0 + microseconds(1)), kT0 + microseconds(50));
+  EXPECT_EQ(v.on_immediate_cause(kT0 + microseconds(2)), kT0 + microseconds(2));
+  EXPECT_EQ(v.fire(kT0 + microseconds(2)), Cause::queue);
+  EXPECT_EQ(v.on_immediate_cause(kT0 + microseconds(3)), std::nullopt);  // masked: latched
+  EXPECT_TRUE(v.queue_pending());
+}
+
 TEST(napi_vector, rejects_negative_intervals_by_name) {
   EXPECT_EQ(validate(config(nanoseconds(-1)))->key, "itr_interval");
   EXPECT_EQ(validate(config(Duration::zero(), nanoseconds(-1)))->key, "sw_itr_interval");

@@ -63,6 +63,19 @@ TEST(coalesce, later_completions_do_not_restart_the_timer) {
   EXPECT_TRUE(c.due(clock.now()));
 }
 
+TEST(coalesce, a_reprogrammed_normal_pair_applies_to_pending_completions) {
+  Coalescer c = rx_coalescer({50, 0});
+  c.on_completion(at_ns(0));
+  EXPECT_EQ(c.deadline(), at_ns(0) + microseconds(50));
+  c.program_normal({8, 4});  // a DIM profile
+  EXPECT_EQ(c.deadline(), at_ns(0) + microseconds(8));
+  c.on_completion(at_ns(1));
+  c.on_completion(at_ns(2));
+  EXPECT_FALSE(c.due(at_ns(3)));
+  c.on_completion(at_ns(3));
+  EXPECT_TRUE(c.due(at_ns(3)));  // the fourth frame
+}
+
 TEST(coalesce, fires_when_rx_frames_completions_are_pending) {
   ManualClock clock;
   Coalescer c = rx_coalescer({1000, 4});

@@ -83,6 +83,10 @@ class Vector {
   // already was) due; nullopt if none is due (masked, or the cause was lost).
   std::optional<Instant> on_cause(Instant now);
 
+  // A cause that bypasses the queue's ITR (an 82599 low-latency interrupt, lli.hpp, which keeps
+  // its own interval): due at once when armed; latched or lost like any cause otherwise.
+  std::optional<Instant> on_immediate_cause(Instant now);
+
   // The driver writes DYN_CTLN with INTENA (re-enables the vector), with SWINT_TRIG if `swint`.
   // Returns when the interrupt will fire if one is due.
   std::optional<Instant> enable(Instant now, bool swint);

@@ -186,6 +186,12 @@ class Coalescer {
   // completions (the deadline moves with it), as a rewritten moderation register would.
   SampleResult on_sample(Instant now, std::uint64_t cumulative_packets);
 
+  // The driver rewrote the normal pair (a DIM work handler programming a new profile). Pending
+  // completions keep their timer start, as with a band change.
+  void program_normal(const Thresholds& normal) {
+    bands_[static_cast<std::size_t>(Band::normal)] = normal;
+  }
+
   // The pair in effect now: the -irq pair while servicing when it is set, else the band's pair.
   const Thresholds& thresholds() const {
     return servicing_ && irq_set_ ? irq_ : bands_[static_cast<std::size_t>(band_)];
