@@ -35,7 +35,9 @@ Expected<Vector> Vector::create(const VectorConfig& config) {
 std::optional<Instant> Vector::update_due(Instant now) {
   due_.reset();
   if (state_ != VectorState::armed) return due_;
-  if (queue_pending_) due_ = std::max(now, queue_throttle_.next_allowed());
+  if (queue_pending_) {
+    due_ = queue_immediate_ ? now : std::max(now, queue_throttle_.next_allowed());
+  }
   if (software_pending_) {
     const Instant at = std::max(now, software_throttle_.next_allowed());
     due_ = due_ ? std::min(*due_, at) : at;
@@ -70,7 +72,8 @@ std::optional<Instant> Vector::on_immediate_cause(Instant now) {
   if (state_ != VectorState::armed) return on_cause(now);
   ++counters_.causes;
   queue_pending_ = true;
-  due_ = now;  // the queue's throttle is not consulted; fire() restarts it
+  queue_immediate_ = true;  // the queue's throttle is not consulted; fire() restarts it
+  due_ = now;
   return due_;
 }
 
@@ -88,7 +91,10 @@ void Vector::enter_writeback_only() {
   state_ = VectorState::writeback_only;
   // A queue cause still waiting for its throttle is written back without an interrupt, like any
   // later one (ice WB_ON_ITR); a software trigger stays pending for the next enable.
-  if (!config_.latch_in_writeback_only) queue_pending_ = false;
+  if (!config_.latch_in_writeback_only) {
+    queue_pending_ = false;
+    queue_immediate_ = false;
+  }
   due_.reset();
 }
 
@@ -96,11 +102,12 @@ std::optional<Cause> Vector::fire(Instant now) {
   if (!due_ || now < *due_ || state_ != VectorState::armed) return std::nullopt;
   // One interrupt serves every pending cause. It counts as software only when no queue cause
   // was ready: the trigger then is what raised it.
-  const bool queue_ready = queue_pending_ && queue_throttle_.may_fire(now);
+  const bool queue_ready = queue_pending_ && (queue_immediate_ || queue_throttle_.may_fire(now));
   const Cause cause = queue_ready ? Cause::queue : Cause::software;
   if (software_pending_) software_throttle_.fired(now);
   queue_throttle_.fired(now);
   queue_pending_ = false;
+  queue_immediate_ = false;
   software_pending_ = false;
   due_.reset();
   state_ = VectorState::masked;  // the handler leaves the vector disabled until NAPI completes

@@ -118,6 +118,7 @@ class Vector {
   VectorConfig config_;
   VectorState state_ = VectorState::armed;
   bool queue_pending_ = false;       // a descriptor cause is waiting for its throttle or INTENA
+  bool queue_immediate_ = false;     // ... and it bypasses the throttle (on_immediate_cause)
   bool software_pending_ = false;    // a software trigger is waiting for ITR index 2
   itr::Throttle queue_throttle_;     // ITR index 0: gap since the last interrupt of the vector
   itr::Throttle software_throttle_;  // ITR index 2: gap since the last software interrupt
