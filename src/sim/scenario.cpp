@@ -347,6 +347,8 @@ Error rekey(Error e, std::string_view section, std::string_view policy_key, std:
   return e;
 }
 
+}  // namespace
+
 coalesce::Settings coalesce_settings(const NicSection& nic) {
   coalesce::Settings s;
   s.rx.normal = {nic.rx_usecs, nic.rx_frames};
@@ -360,8 +362,6 @@ coalesce::Settings coalesce_settings(const NicSection& nic) {
   s.sample_interval = nic.sample_interval;
   return s;
 }
-
-}  // namespace
 
 Scenario default_scenario() {
   static const Scenario defaults = make_defaults();
@@ -443,7 +443,7 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
       adaptive_itr::Config config;
       config.rx_usecs = nic.rx_usecs;
       config.tx_usecs = nic.tx_usecs;
-      config.adaptive_rx = true;
+      config.adaptive_rx = nic.adaptive_rx;  // off: i40e with a static rx-usecs
       config.busy_poll_exit_swint = nic.busy_poll_exit_swint;
       if (auto e = adaptive_itr::validate(config)) return fail(rekey(*e, "nic", "", ""));
       break;

@@ -24,6 +24,7 @@
 #include <variant>
 
 #include "irqmod/error.hpp"
+#include "irqmod/policy/coalesce.hpp"
 #include "irqmod/time.hpp"
 
 namespace irqmod::sim {
@@ -224,6 +225,10 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
 // The cross-key checks (a pcap kind needs a file, moderation settings pass the policy's own
 // validator, cores exist, ...). `file` is used in the Diagnostic; the line is 0.
 std::optional<Diagnostic> validate(const Scenario& scenario, std::string_view file = "");
+
+// The ethtool coalescing settings of [nic] (rx-usecs, rx-frames, the -irq and band pairs,
+// adaptive-rx, pkt-rate-low/high, sample-interval, tx-usecs/frames).
+coalesce::Settings coalesce_settings(const NicSection& nic);
 
 // Writes every key, section by section in schema order, as TOML that loads back to `scenario`.
 void write_toml(std::ostream& out, const Scenario& scenario);
