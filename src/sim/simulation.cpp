@@ -291,6 +291,7 @@ class Simulation {
   AppPhase app_phase_ = AppPhase::blocked;
   bool app_in_stack_ = false;
   bool busy_owned_ = false;
+  bool busy_polled_ = false;  // this loop has polled the context at least once
   int busy_scanned_ = 0;
   Instant busy_start_{};
 
@@ -825,6 +826,7 @@ bool Simulation::app_recv(std::uint32_t core) {
     app_phase_ = AppPhase::busy_poll;
     busy_start_ = now();
     busy_owned_ = false;
+    busy_polled_ = false;
     return busy_iteration(core);
   }
   app_phase_ = AppPhase::blocked;
@@ -870,9 +872,10 @@ bool Simulation::busy_iteration(std::uint32_t core) {
   napi_.busy_poll_begin(budget);
   busy_scanned_ = scan(budget);
   Duration cost = cpu.busy_poll_iteration + busy_scanned_ * cpu.rx_packet;
-  if (busy_scanned_ == 0) {
-    // Empty polls change nothing while the context is ours: jump to the iteration at which the
-    // next frame is written back or the loop times out.
+  if (busy_scanned_ == 0 && busy_polled_) {
+    // After one empty poll (which left the vector in write-back-only mode), further empty polls
+    // change nothing while the context is ours: jump to the iteration at which the next frame
+    // is written back or the loop times out.
     const std::uint32_t usecs = busy_usecs();
     const auto start_units = static_cast<std::uint64_t>(ns_since_epoch(busy_start_)) >> 10;
     const Instant timeout = at_ns(static_cast<std::int64_t>((start_units + usecs + 1) << 10));
@@ -883,6 +886,7 @@ bool Simulation::busy_iteration(std::uint32_t core) {
       cost = iterations * cpu.busy_poll_iteration;
     }
   }
+  busy_polled_ = true;
   start_segment(core, cost, ContextKind::busy_poll);
   return true;
 }

@@ -1,0 +1,240 @@
+// irqmod sim FILE [--seed N] [--duration T] [--set k=v ...] [--json F] [--csv F] [--trace F]
+//                 [--trace-window START:END] [--no-wall-time]
+// irqmod run [--dir D] [--duration T] [--set k=v ...] [--json F]
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "irqmod/sim/metrics.hpp"
+#include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/simulation.hpp"
+#include "irqmod/sim/trace.hpp"
+#include "irqmod/time.hpp"
+
+namespace irqmod::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A progress bar on stderr, shown only on a terminal and only once a run has taken a second.
+struct Progress {
+  Instant wall_start = SteadyClock::now();
+  bool tty = isatty(STDERR_FILENO) != 0;
+  bool shown = false;
+
+  static void report(void* context, Instant reached, Instant end) {
+    auto* p = static_cast<Progress*>(context);
+    if (!p->tty || SteadyClock::now() - p->wall_start < seconds(1)) return;
+    const double fraction = static_cast<double>(ns_since_epoch(reached)) /
+                            static_cast<double>(std::max<std::int64_t>(ns_since_epoch(end), 1));
+    const int filled = static_cast<int>(fraction * 40.0);
+    std::fprintf(stderr, "\r[%-40s] %3d%%  simulated %.3f s", std::string(filled, '#').c_str(),
+                 static_cast<int>(fraction * 100.0 + 0.5),
+                 static_cast<double>(ns_since_epoch(reached)) / 1e9);
+    std::fflush(stderr);
+    p->shown = true;
+  }
+  void done() const {
+    if (shown) std::fprintf(stderr, "\r%60s\r", "");
+  }
+};
+
+struct SimArgs {
+  std::string file;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> duration;
+  std::vector<std::string> sets;
+  std::string json;
+  std::string csv;
+  std::string trace;
+  std::string trace_window;
+  bool no_wall_time = false;
+};
+
+// Opens `path` for writing ("-" is stdout); an Error names the flag when it cannot.
+Expected<std::ostream*> open_output(const std::string& path, const std::string& flag,
+                                    std::unique_ptr<std::ofstream>& holder) {
+  if (path == "-") return &std::cout;
+  holder = std::make_unique<std::ofstream>(path);
+  if (!*holder) return Error{flag, "cannot write '" + path + "'"};
+  return holder.get();
+}
+
+int run_sim(const SimArgs& args) {
+  std::vector<std::string> overrides = args.sets;
+  if (args.seed) overrides.insert(overrides.begin(), "scenario.seed=" + std::to_string(*args.seed));
+  if (args.duration) overrides.insert(overrides.begin(), "scenario.duration=" + *args.duration);
+  sim::LoadResult loaded = sim::load_scenario_file(args.file, overrides);
+  if (!loaded) {
+    std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
+    return kExitBadInput;
+  }
+  std::unique_ptr<std::ofstream> json_file, csv_file, trace_file;
+  std::ostream* json_out = nullptr;
+  std::ostream* csv_out = nullptr;
+  std::optional<sim::TraceWriter> trace;
+  for (auto [path, flag, holder, out] : {std::tuple{&args.json, "--json", &json_file, &json_out},
+                                         std::tuple{&args.csv, "--csv", &csv_file, &csv_out}}) {
+    if (path->empty()) continue;
+    auto stream = open_output(*path, flag, *holder);
+    if (!stream) {
+      std::cerr << "irqmod sim: " << stream.error().what() << "\n";
+      return kExitBadInput;
+    }
+    *out = stream.value();
+  }
+  if (!args.trace.empty()) {
+    sim::TraceWindow window;
+    if (!args.trace_window.empty()) {
+      auto parsed = sim::parse_trace_window(args.trace_window);
+      if (!parsed) {
+        std::cerr << "irqmod sim: --trace-window: " << parsed.error().what() << "\n";
+        return kExitBadInput;
+      }
+      window = parsed.value();
+    }
+    auto stream = open_output(args.trace, "--trace", trace_file);
+    if (!stream) {
+      std::cerr << "irqmod sim: " << stream.error().what() << "\n";
+      return kExitBadInput;
+    }
+    trace.emplace(*stream.value(), window);
+  } else if (!args.trace_window.empty()) {
+    std::cerr << "irqmod sim: --trace-window: needs --trace FILE\n";
+    return kExitBadInput;
+  }
+
+  Progress progress;
+  sim::RunOptions options;
+  options.trace = trace ? &*trace : nullptr;
+  options.progress = &Progress::report;
+  options.progress_context = &progress;
+  auto report = sim::simulate(loaded.value(), options);
+  progress.done();
+  if (trace) trace->close();
+  if (!report) {
+    std::cerr << "irqmod sim: " << args.file << ": " << report.error().what() << "\n";
+    return report.error().key == "conservation" ? kExitRunFailed : kExitBadInput;
+  }
+  if (!args.no_wall_time)
+    report.value().wall_ns = (SteadyClock::now() - progress.wall_start).count();
+  if (json_out != &std::cout && csv_out != &std::cout) sim::write_text(std::cout, report.value());
+  if (json_out) sim::write_json(*json_out, report.value());
+  if (csv_out) sim::write_csv(*csv_out, report.value());
+  return kExitOk;
+}
+
+// ---- irqmod run ---------------------------------------------------------------------------
+
+struct RunArgs {
+  std::string dir = IRQMOD_SCENARIO_DIR;
+  std::optional<std::string> duration;
+  std::vector<std::string> sets;
+};
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+int run_suite(const RunArgs& args) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(args.dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".toml") files.push_back(it->path());
+  }
+  if (ec) {
+    std::cerr << "irqmod run: --dir: cannot read '" << args.dir << "': " << ec.message() << "\n";
+    return kExitBadInput;
+  }
+  if (files.empty()) {
+    std::cerr << "irqmod run: --dir: no scenario (*.toml) under '" << args.dir << "'\n";
+    return kExitBadInput;
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> overrides = args.sets;
+  if (args.duration) overrides.insert(overrides.begin(), "scenario.duration=" + *args.duration);
+
+  std::printf("%-36s %9s %10s %8s %9s %9s %10s %11s %6s %8s %5s\n", "scenario", "sim s", "events",
+              "wall s", "p50 us", "p99 us", "max us", "irq/s", "cpu %", "drops", "ok");
+  int status = kExitOk;
+  for (const fs::path& file : files) {
+    const std::string name = fs::relative(file, args.dir).replace_extension().string();
+    sim::LoadResult loaded = sim::load_scenario_file(file.string(), overrides);
+    if (!loaded) {
+      std::printf("%-36s %s\n", name.c_str(), loaded.error().what().c_str());
+      status = kExitBadInput;
+      continue;
+    }
+    const Instant wall_start = SteadyClock::now();
+    auto report = sim::simulate(loaded.value());
+    const Duration wall = SteadyClock::now() - wall_start;
+    if (!report) {
+      std::printf("%-36s FAILED: %s\n", name.c_str(), report.error().what().c_str());
+      status = kExitRunFailed;
+      continue;
+    }
+    const sim::RunReport& r = report.value();
+    const double sim_s = static_cast<double>(r.sim_time.count()) / 1e9;
+    double busy = 0;
+    for (std::size_t c = 0; c < r.cpu.cores(); ++c)
+      busy += static_cast<double>(r.cpu.busy(c).count());
+    const double cpu_percent =
+        sim_s > 0 ? 100.0 * busy / 1e9 / sim_s / static_cast<double>(r.cpu.cores()) : 0.0;
+    const auto usec = [&](std::int64_t ns) {
+      return r.latency.count() ? fixed(static_cast<double>(ns) / 1000.0, 2) : std::string("-");
+    };
+    std::printf("%-36s %9.3f %10llu %8.3f %9s %9s %10s %11.0f %6.1f %8llu %5s\n", name.c_str(),
+                sim_s, static_cast<unsigned long long>(r.events),
+                static_cast<double>(wall.count()) / 1e9, usec(r.latency.percentile(50'000)).c_str(),
+                usec(r.latency.percentile(99'000)).c_str(), usec(r.latency.max()).c_str(),
+                sim_s > 0 ? static_cast<double>(r.interrupts.total()) / sim_s : 0.0, cpu_percent,
+                static_cast<unsigned long long>(r.drops.total()),
+                r.conservation.ok() ? "yes" : "NO");
+  }
+  return status;
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app, int& status) {
+  auto args = std::make_shared<SimArgs>();
+  CLI::App* cmd = app.add_subcommand("sim", "Simulate one scenario file");
+  cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
+  cmd->add_option("--seed", args->seed, "Override scenario.seed");
+  cmd->add_option("--duration", args->duration, "Override scenario.duration, e.g. 100ms");
+  cmd->add_option("--set", args->sets, "Override any key: --set nic.rx-usecs=8 (repeatable)");
+  cmd->add_option("--json", args->json, "Write the JSON report to FILE ('-': stdout)");
+  cmd->add_option("--csv", args->csv, "Write one CSV header and row to FILE ('-': stdout)");
+  cmd->add_option("--trace", args->trace,
+                  "Write a Chrome trace-event timeline (Perfetto, chrome://tracing) to FILE");
+  cmd->add_option("--trace-window", args->trace_window,
+                  "Limit the timeline to START:END of simulated time, e.g. 10ms:11ms");
+  cmd->add_flag("--no-wall-time", args->no_wall_time,
+                "Leave wall_ns out of the JSON, so two runs are byte-identical");
+  cmd->callback([args, &status] { status = run_sim(*args); });
+}
+
+void add_run_command(CLI::App& app, int& status) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd =
+      app.add_subcommand("run", "Simulate every scenario of the built-in suite; one table");
+  cmd->add_option("--dir", args->dir, "Directory of scenario files (searched recursively)");
+  cmd->add_option("--duration", args->duration, "Override scenario.duration in every scenario");
+  cmd->add_option("--set", args->sets, "Override a key in every scenario (repeatable)");
+  cmd->callback([args, &status] { status = run_suite(*args); });
+}
+
+}  // namespace irqmod::cli
