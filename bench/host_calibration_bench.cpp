@@ -5,9 +5,10 @@
 // a thread hand-off through eventfd on one core and across two (system calls + wake-up +
 // context switch, and for two cores the cross-core wake-up).
 //
-// Benchmarks whose name ends in a per-operation unit use manual time: the Time column is the
-// cost of ONE operation (one recvfrom, one one-way hand-off), measured with CLOCK_MONOTONIC
-// around it, so it includes about one clock read (BM_host_clock_gettime_monotonic).
+// The benchmarks shown as ".../manual_time" time themselves with CLOCK_MONOTONIC: their Time
+// column is ONE operation (one sendto, one recvfrom; for the two-thread ones, half a round
+// trip: one yield + switch, one one-way hand-off). It includes about one clock read
+// (BM_host_clock_gettime_monotonic), half of one for the two-thread ones.
 // Nothing here can block for ever: receives that expect a datagram wait at most kWaitMs in
 // poll(), and a failed partner thread unblocks the main one before it leaves.
 #include <arpa/inet.h>
