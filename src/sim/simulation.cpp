@@ -40,7 +40,6 @@ enum Kind : std::uint16_t {
   kCoreDone,          // a core's running segment ends (target: core)
   kRequestWriteback,  // ping-pong: the request in flight is written back
   kRateSample,        // coalesce adaptive-rx: the sample-interval timer
-  kProgress,          // report progress
 };
 
 enum class JobKind : std::uint8_t { hardirq, timer_irq, softirq, ksoftirqd, app };
@@ -304,6 +303,7 @@ class Simulation {
   RunReport report_;
   std::uint64_t entered_ = 0;
   Instant end_{};
+  Instant next_progress_{};
 };
 
 // ---- traffic --------------------------------------------------------------------------------
@@ -969,16 +969,15 @@ void Simulation::dispatch(const Event& event) {
       coalescer_->on_sample(now(), entered_);
       engine_.schedule(now() + coalescer_->sample_interval(), kRateSample, 0);
       break;
-    case kProgress:
-      options_.progress(options_.progress_context, now(), end_);
-      if (now() + sc_.scenario.duration / 100 < end_) {
-        engine_.schedule(now() + sc_.scenario.duration / 100, kProgress, 0);
-      }
-      break;
     default:
       assert(false && "unknown event kind");
   }
   update_watch();
+  // Progress is reported from the events there are, so that asking for it adds none.
+  if (options_.progress && now() >= next_progress_) {
+    options_.progress(options_.progress_context, now(), end_);
+    next_progress_ = now() + std::max(sc_.scenario.duration / 100, nanoseconds(1));
+  }
 }
 
 Expected<RunReport> Simulation::run() {
@@ -1020,7 +1019,6 @@ Expected<RunReport> Simulation::run() {
   }
   if (auto traffic = build_traffic(); !traffic) return traffic.error();
   end_ = at_ns(0) + sc_.scenario.duration;
-  if (options_.progress) engine_.schedule(at_ns(0), kProgress, 0);
   if (options_.trace) {
     options_.trace->process_name(1, "cpu");
     for (std::uint32_t c = 0; c < cores_.size(); ++c) {
@@ -1036,6 +1034,7 @@ Expected<RunReport> Simulation::run() {
     if (cores_[c].depth > 0) pause_top(c);  // charge the running segments up to the end
   }
   report_.events = engine_.stats().dispatched;
+  report_.peak_pending_events = engine_.stats().peak_pending;
   Conservation& books = report_.conservation;
   books.entered = entered_;
   books.delivered = report_.delivered_packets;

@@ -125,12 +125,13 @@ std::string format_usec(std::int64_t ns, int width = 0);
 
 // Everything a run reports. Filled by the simulation at the end of a run.
 struct RunReport {
-  std::string scenario;          // [scenario] name
-  std::uint64_t seed = 0;        // [scenario] seed
-  Duration sim_time{};           // simulated time covered
-  std::int64_t wall_ns = -1;     // host time the run took; -1 leaves it out (byte-identical output)
-  std::uint64_t events = 0;      // engine events dispatched
-  LatencyHistogram latency;      // per message or packet, ns (RTT/2 for ping-pong)
+  std::string scenario;       // [scenario] name
+  std::uint64_t seed = 0;     // [scenario] seed
+  Duration sim_time{};        // simulated time covered
+  std::int64_t wall_ns = -1;  // host time the run took; -1 leaves it out (byte-identical output)
+  std::uint64_t events = 0;   // engine events dispatched
+  std::size_t peak_pending_events = 0;  // largest event heap (memory's only growing part)
+  LatencyHistogram latency;             // per message or packet, ns (RTT/2 for ping-pong)
   SockperfOptions sockperf;      // how the latency lines are labelled and the message counters
   InterruptCounters interrupts;  // per vector
   CpuTime cpu;                   // per core and context kind
