@@ -564,7 +564,7 @@ void Simulation::after_poll(const napi::PollResult& result, int work, std::uint3
     if (d.apply) {
       coalescer_->program_normal({d.profile.usec, d.profile.pkts});
       dim_->acknowledge();
-      if (options_.trace) options_.trace->counter(2, "dim", "usecs", now(), d.profile.usec);
+      if (options_.trace) options_.trace->counter(2, "rx-usecs", "usecs", now(), d.profile.usec);
     }
   }
   apply_driver(driver_.on_poll(now(), result, vector_));
@@ -1026,6 +1026,12 @@ Expected<RunReport> Simulation::run() {
     }
     options_.trace->process_name(2, "nic");
     options_.trace->thread_name(2, 0, "rx queue 0");
+    // The moderation setting in effect from the start; later changes add samples.
+    if (coalescer_) {
+      options_.trace->counter(2, "rx-usecs", "usecs", now(), coalescer_->thresholds().usecs);
+    } else {
+      options_.trace->counter(2, "itr", "usecs", now(), vector_.itr_interval().count() / 1000);
+    }
   }
   update_watch();
   engine_.run_until(end_, [this](const Event& e) { dispatch(e); });

@@ -171,6 +171,27 @@ TEST(simulation, the_timeline_is_trace_event_json_with_slices_on_each_busy_core)
   EXPECT_GT(interrupts, 0);
 }
 
+TEST(simulation, the_shipped_pingpong_scenario_traces_to_valid_json_with_slices_on_its_core) {
+  const std::string file = std::string(IRQMOD_SCENARIO_DIR) + "/basics/pingpong-udp.toml";
+  const std::string overrides[] = {"scenario.duration=2ms"};
+  LoadResult loaded = load_scenario_file(file, overrides);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().what();
+  std::ostringstream out;
+  {
+    TraceWriter trace(out);
+    run(loaded.value(), &trace);
+  }
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  std::set<std::string> kinds;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["pid"] == 1 && e["tid"] == 0)
+      kinds.insert(e["name"].get<std::string>());
+  }
+  EXPECT_TRUE(kinds.count("hardirq"));
+  EXPECT_TRUE(kinds.count("softirq NET_RX"));
+  EXPECT_TRUE(kinds.count("application"));
+}
+
 TEST(simulation, busy_polling_without_its_iteration_cost_is_refused_by_name) {
   Scenario s = load(ping_pong("rx-usecs = 0\nrx-frames = 1\n", "busy_read = 50"));
   s.cpu.busy_poll_iteration = Duration::zero();
