@@ -200,6 +200,38 @@ TEST(simulation, busy_polling_without_its_iteration_cost_is_refused_by_name) {
   EXPECT_EQ(r.error().key, "cpu.busy-poll-iteration");
 }
 
+TEST(simulation, tx_coalescing_keys_that_would_do_nothing_are_refused_by_name) {
+  auto r = simulate(load(ping_pong("rx-usecs = 50\ntx-usecs = 8\n")));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().key, "nic.tx-usecs");
+  EXPECT_TRUE(simulate(load(ping_pong("moderation = \"adaptive-itr\"\nadaptive-rx = true\n"
+                                      "tx-usecs = 8\n")))
+                  .ok());
+}
+
+TEST(simulation, a_full_tx_ring_drops_replies_and_counts_them_as_unanswered) {
+  // 1 ms of coalescing batches about a dozen requests; their replies, sent at once, queue for a
+  // 100 Mbit/s wire (85 us per 1046-byte frame) behind a 4-descriptor Tx ring.
+  const Scenario s = load(std::string(R"(
+[scenario]
+duration = "20ms"
+[link]
+speed = "100M"
+[traffic]
+kind = "request-response"
+rate = 100000
+msg-size = 1000
+[nic]
+rx-usecs = 1000
+tx-ring = 4
+)") + kCosts,
+                          {"cpu.cores=2", "cpu.app-core=1"});
+  const RunReport r = run(s);
+  EXPECT_GT(r.drops.count(DropReason::tx_ring_full), 0U);
+  EXPECT_EQ(r.sockperf.dropped, r.drops.count(DropReason::tx_ring_full));
+  EXPECT_TRUE(r.conservation.ok());
+}
+
 TEST(simulation, more_than_one_queue_is_refused_by_name) {
   Scenario s = load(ping_pong("rx-usecs = 50\n"));
   s.nic.queues = 2;
