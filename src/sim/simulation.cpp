@@ -101,9 +101,10 @@ struct Core {
   std::size_t depth = 0;
   Instant segment_start{};
   SlotId done{};
-  bool softirq_raised = false;  // NET_RX pending on this core
-  RxAction softirq{};           // the softirq job's loop
-  RxAction ksoftirqd{};         // the ksoftirqd job's loop
+  bool softirq_raised = false;                    // NET_RX pending on this core
+  RxAction softirq{};                             // the softirq job's loop
+  RxAction ksoftirqd{};                           // the ksoftirqd job's loop
+  std::optional<Instant> idle_since = Instant{};  // nothing to run since then (for the trace)
 };
 
 enum class AppPhase : std::uint8_t {
@@ -230,6 +231,7 @@ class Simulation {
   int scan(int budget);
   void deliver_polled();
   void trace_ring();
+  void trace_idle(std::uint32_t core, Instant since);
 
   // ---- cores --------------------------------------------------------------------------------
   void insert_job(std::uint32_t core, JobKind kind);
@@ -521,6 +523,12 @@ int Simulation::scan(int budget) {
   return n;
 }
 
+void Simulation::trace_idle(std::uint32_t core, Instant since) {
+  if (options_.trace && now() > since) {
+    options_.trace->slice(1, core, "idle", "idle", since, now() - since);
+  }
+}
+
 void Simulation::trace_ring() {
   if (options_.trace) {
     options_.trace->counter(2, "rx ring", "descriptors", now(),
@@ -618,6 +626,10 @@ void Simulation::pause_top(std::uint32_t core_index) {
 void Simulation::run_top(std::uint32_t core_index) {
   Core& core = cores_[core_index];
   const Job& top = core.stack[core.depth - 1];
+  if (core.idle_since) {
+    trace_idle(core_index, *core.idle_since);
+    core.idle_since.reset();
+  }
   core.segment_start = now();
   engine_.arm(core.done, now() + top.remaining, kCoreDone, core_index);
 }
@@ -642,7 +654,10 @@ void Simulation::settle(std::uint32_t core_index) {
       insert_job(core_index, JobKind::softirq);
       return;  // insert_job settled
     }
-    if (core.depth == 0) return;
+    if (core.depth == 0) {
+      if (!core.idle_since) core.idle_since = now();
+      return;
+    }
     Job& top = core.stack[core.depth - 1];
     if (!top.fresh) {
       run_top(core_index);
@@ -1068,6 +1083,7 @@ Expected<RunReport> Simulation::run() {
   land(end_);
   for (std::uint32_t c = 0; c < cores_.size(); ++c) {
     if (cores_[c].depth > 0) pause_top(c);  // charge the running segments up to the end
+    if (cores_[c].idle_since) trace_idle(c, *cores_[c].idle_since);
   }
   report_.events = engine_.stats().dispatched;
   report_.peak_pending_events = engine_.stats().peak_pending;

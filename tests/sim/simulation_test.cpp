@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "irqmod/sim/scenario.hpp"
@@ -190,6 +192,23 @@ TEST(simulation, the_shipped_pingpong_scenario_traces_to_valid_json_with_slices_
   EXPECT_TRUE(kinds.count("hardirq"));
   EXPECT_TRUE(kinds.count("softirq NET_RX"));
   EXPECT_TRUE(kinds.count("application"));
+  EXPECT_TRUE(kinds.count("idle"));
+  // A core runs one thing at a time: its slices never overlap, and they cover the run.
+  std::vector<std::pair<double, double>> spans;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["pid"] == 1 && e["tid"] == 0) {
+      spans.emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  double covered = 0;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    if (i > 0) {
+      EXPECT_LE(spans[i - 1].second, spans[i].first + 1e-3) << "slice " << i;
+    }
+    covered += spans[i].second - spans[i].first;
+  }
+  EXPECT_NEAR(covered, 2000.0, 1e-2);  // 2 ms in the trace's microseconds
 }
 
 TEST(simulation, busy_polling_without_its_iteration_cost_is_refused_by_name) {
