@@ -220,12 +220,16 @@ class Simulation {
   void land_one(const Packet& packet, Instant writeback);
   void release_refills(Instant t);
   void moderate_writeback(Instant t);
+  void recheck_coalescer(Instant t);
+  void catch_up_coalescer(Instant t);
   void arm_vector(std::optional<Instant> due);
+  void arm_at(SlotId slot, Instant at, std::uint16_t kind, std::uint32_t target = 0);
   void update_watch();
   Instant next_writeback() const;
   void on_vector_due();
   void on_coalesce_deadline();
   void on_napi_timer();
+  void arm_napi_timer(Instant at, std::uint32_t core);
   void apply_driver(const napi::DriverAction& action);
   void after_poll(const napi::PollResult& result, int work, std::uint32_t core);
   int scan(int budget);
@@ -257,6 +261,7 @@ class Simulation {
   bool app_recv_after_busy(std::uint32_t core);
   void finish_consuming();
   void send_request(Instant at);
+  void lost_request();
 
   const Scenario& sc_;
   RunOptions options_;
@@ -284,7 +289,8 @@ class Simulation {
   std::optional<coalesce::Coalescer> coalescer_;
   std::optional<dim::NetDim> dim_;
   std::optional<lli::LowLatencyInterrupts> lli_;
-  std::uint32_t napi_core_ = 0;  // the core whose poll list holds the context
+  std::uint32_t napi_core_ = 0;   // the core whose poll list holds the context
+  std::uint32_t timer_core_ = 0;  // the core that armed napi->timer last
   std::uint64_t polled_packets_ = 0;
   std::uint64_t polled_bytes_ = 0;
 
@@ -354,6 +360,16 @@ Expected<bool> Simulation::build_traffic() {
   return true;
 }
 
+// A request or its reply was dropped. sockperf counts the message as dropped; the ping-pong
+// client then sends the next one. The model knows of the loss at once, so the next request
+// leaves now: a real client would first wait for its receive timeout, which this model leaves
+// out (the run would otherwise stall).
+void Simulation::lost_request() {
+  if (!answers()) return;
+  ++report_.sockperf.dropped;
+  if (ping_pong()) send_request(now());
+}
+
 void Simulation::send_request(Instant at) {
   // sockperf --mps: one request per 1/mps at most; 0 (max) sends on the reply.
   std::int64_t send_ns = ns_since_epoch(at);
@@ -383,10 +399,12 @@ void Simulation::land_one(const Packet& packet, Instant writeback) {
   release_refills(writeback);
   if (rx_ring_.size() == rx_ring_.capacity()) {
     report_.drops.add(DropReason::rx_ring_full);
+    lost_request();
     return;
   }
   if (rx_ring_.size() + refilling_ >= rx_ring_.capacity()) {
     report_.drops.add(DropReason::rx_no_buffer);
+    lost_request();
     return;
   }
   rx_ring_.push(packet);
@@ -400,8 +418,31 @@ void Simulation::land(Instant until) {
   if (!stream_) return;
   const Instant arrivals_until = until - sc_.nic.dma_delay;
   stream_->take_until(arrivals_until, [&](const Packet& p) {
-    land_one(p, at_ns(p.arrival_ns) + sc_.nic.dma_delay);
+    const Instant writeback = at_ns(p.arrival_ns) + sc_.nic.dma_delay;
+    catch_up_coalescer(writeback);
+    land_one(p, writeback);
   });
+  catch_up_coalescer(until);
+}
+
+// The coalescer's decision after anything that changed it (a completion, the -irq pair ending,
+// a rate band, a DIM profile): a cause now if due, else its deadline event.
+void Simulation::recheck_coalescer(Instant t) {
+  if (coalescer_->due(t)) {
+    arm_vector(vector_.on_cause(t));
+  } else if (auto d = coalescer_->deadline()) {
+    arm_at(deadline_slot_, std::max(*d, now()), kCoalesceDeadline);
+  }
+}
+
+// A deadline that passed between two events, found while landing frames late: the cause was
+// raised at the deadline, under the pair in effect then (which is still in effect: only
+// events change it).
+void Simulation::catch_up_coalescer(Instant t) {
+  if (!coalescer_) return;
+  if (auto d = coalescer_->deadline(); d && *d <= t && coalescer_->due(*d)) {
+    arm_vector(vector_.on_cause(*d));
+  }
 }
 
 void Simulation::moderate_writeback(Instant t) {
@@ -413,12 +454,13 @@ void Simulation::moderate_writeback(Instant t) {
       break;
     case Moderation::coalesce:
     case Moderation::dim:
-      coalescer_->on_completion(t);
-      if (coalescer_->due(t)) {
-        arm_vector(vector_.on_cause(t));
-      } else if (auto d = coalescer_->deadline()) {
-        engine_.arm(deadline_slot_, std::max(*d, now()), kCoalesceDeadline, 0);
+      // In write-back-only mode the device keeps no cause, so nothing starts the timer.
+      if (vector_.state() == napi::VectorState::writeback_only &&
+          !vector_.config().latch_in_writeback_only) {
+        break;
       }
+      coalescer_->on_completion(t);
+      recheck_coalescer(t);
       break;
     case Moderation::lli: {
       const auto free =
@@ -437,8 +479,15 @@ void Simulation::moderate_writeback(Instant t) {
 }
 
 void Simulation::arm_vector(std::optional<Instant> due) {
-  if (!due) return;
-  engine_.arm(vector_slot_, std::max(*due, now()), kVectorDue, 0);
+  if (due) arm_at(vector_slot_, std::max(*due, now()), kVectorDue);
+}
+
+// Arms `slot` at `at` unless it is already armed for that instant: re-arming would take a new
+// sequence number and move the event behind others of the same instant, so the order of ties
+// would depend on how often a deadline was confirmed.
+void Simulation::arm_at(SlotId slot, Instant at, std::uint16_t kind, std::uint32_t target) {
+  if (engine_.armed(slot) && engine_.deadline(slot) == at) return;
+  engine_.arm(slot, at, kind, target);
 }
 
 Instant Simulation::next_writeback() const {
@@ -454,9 +503,15 @@ Instant Simulation::next_writeback() const {
 // already due; otherwise landing that write-back with the next event is exact.
 void Simulation::update_watch() {
   if (!stream_) return;  // ping-pong requests have their own event
-  bool watch = vector_.state() == napi::VectorState::armed && !vector_.due();
-  if (watch && coalescer_ && coalescer_->pending() > 0 && coalescer_->thresholds().frames == 0) {
-    watch = false;  // the deadline event will do
+  // Armed, a write-back can make an interrupt due sooner than anything scheduled, unless a
+  // queue cause already waits for its throttle (more frames change nothing), or the coalescer
+  // counts time only (its deadline event will do). LLI's ring trigger can fire at any frame.
+  bool watch = options_.event_per_arrival;
+  if (!watch && vector_.state() == napi::VectorState::armed) {
+    watch = lli_ || !vector_.queue_pending();
+    if (watch && coalescer_ && coalescer_->pending() > 0 && coalescer_->thresholds().frames == 0) {
+      watch = false;
+    }
   }
   if (!watch) {
     engine_.cancel(watch_slot_);
@@ -484,20 +539,26 @@ void Simulation::on_vector_due() {
 }
 
 void Simulation::on_coalesce_deadline() {
-  if (coalescer_->due(now())) arm_vector(vector_.on_cause(now()));
+  recheck_coalescer(now());
+}
+
+// hrtimer_start(..., HRTIMER_MODE_REL_PINNED): the watchdog runs on the core that armed it.
+void Simulation::arm_napi_timer(Instant at, std::uint32_t core) {
+  timer_core_ = core;
+  engine_.arm(timer_slot_, at, kNapiTimer, 0);
 }
 
 void Simulation::on_napi_timer() {
   if (auto s = napi_.on_timer(now()); s && *s == napi::Schedule::raised) {
-    napi_core_ = irq_core();  // the hrtimer is pinned to the core that armed it
-    insert_job(irq_core(), JobKind::timer_irq);
+    napi_core_ = timer_core_;
+    insert_job(timer_core_, JobKind::timer_irq);
   }
 }
 
 void Simulation::apply_driver(const napi::DriverAction& action) {
   if (action.enabled && coalescer_) {
     coalescer_->on_irq_enabled(now());
-    if (coalescer_->due(now())) arm_vector(vector_.on_cause(now()));
+    recheck_coalescer(now());
   }
   if (action.new_itr && options_.trace) {
     options_.trace->counter(2, "itr", "usecs", now(), action.new_itr->count() / 1000);
@@ -544,6 +605,7 @@ void Simulation::deliver_polled() {
     polled_bytes_ += p.frame_bytes;
     if (socket_bytes_ + p.frame_bytes > kSocketReceiveBytes || socket_.full()) {
       report_.drops.add(DropReason::socket_queue_full);
+      lost_request();
     } else {
       socket_.push(p);
       socket_bytes_ += p.frame_bytes;
@@ -561,7 +623,7 @@ void Simulation::after_poll(const napi::PollResult& result, int work, std::uint3
     bytes += polled_[i].frame_bytes;
   driver_.on_rx_cleaned(bytes, static_cast<std::uint32_t>(work));
   deliver_polled();
-  if (result.arm_timer) engine_.arm(timer_slot_, *result.arm_timer, kNapiTimer, 0);
+  if (result.arm_timer) arm_napi_timer(*result.arm_timer, core);
   if (result.repoll) {
     napi_core_ = core;
     cores_[core].softirq_raised = true;
@@ -574,10 +636,16 @@ void Simulation::after_poll(const napi::PollResult& result, int work, std::uint3
     if (d.apply) {
       coalescer_->program_normal({d.profile.usec, d.profile.pkts});
       dim_->acknowledge();
+      recheck_coalescer(now());
       if (options_.trace) options_.trace->counter(2, "rx-usecs", "usecs", now(), d.profile.usec);
     }
   }
   apply_driver(driver_.on_poll(now(), result, vector_));
+  if (coalescer_ && vector_.state() == napi::VectorState::writeback_only &&
+      !vector_.config().latch_in_writeback_only) {
+    coalescer_->discard_pending();  // as the vector dropped its queue cause
+    engine_.cancel(deadline_slot_);
+  }
 }
 
 // ---- cores ----------------------------------------------------------------------------------
@@ -746,7 +814,7 @@ bool Simulation::segment_done(std::uint32_t core, Job& job) {
           finish_consuming();
           if (epoll_mode() && sc_.napi.prefer_busy_poll) {
             // ep_try_send_events returned events: napi_suspend_irqs.
-            if (auto t = napi_.suspend_irqs(now())) engine_.arm(timer_slot_, *t, kNapiTimer, 0);
+            if (auto t = napi_.suspend_irqs(now())) arm_napi_timer(*t, core);
           }
           return app_recv(core);
         case AppPhase::busy_poll:
@@ -865,8 +933,8 @@ void Simulation::finish_consuming() {
         tx_ring_.pop();
       if (tx_ring_.full()) {
         report_.drops.add(DropReason::tx_ring_full);
-        ++report_.sockperf.dropped;
         socket_.pop();
+        lost_request();
         continue;
       }
       // The reply leaves now; the client has it when its last bit arrives; RTT/2 from the
@@ -938,7 +1006,7 @@ bool Simulation::busy_iteration_done(std::uint32_t core) {
   if (!end) return busy_iteration(core);
   if (busy_owned_) {
     if (auto t = napi_.busy_poll_stop(now(), sc_.napi.prefer_busy_poll)) {
-      engine_.arm(timer_slot_, *t, kNapiTimer, 0);
+      arm_napi_timer(*t, core);
     }
     app_phase_ = AppPhase::final_poll;
     napi_.final_poll_begin();
@@ -996,6 +1064,7 @@ void Simulation::dispatch(const Event& event) {
     case kRateSample:
       land(now());
       coalescer_->on_sample(now(), entered_);
+      recheck_coalescer(now());
       engine_.schedule(now() + coalescer_->sample_interval(), kRateSample, 0);
       break;
     default:

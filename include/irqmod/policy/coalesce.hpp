@@ -186,6 +186,11 @@ class Coalescer {
   // completions (the deadline moves with it), as a rewritten moderation register would.
   SampleResult on_sample(Instant now, std::uint64_t cumulative_packets);
 
+  // Pending completions will never be signalled: the device dropped their causes (a
+  // write-back-only mode while a busy poller owns the queue, napi/vector.hpp). The timer stops
+  // without an interrupt.
+  void discard_pending() { pending_ = 0; }
+
   // The driver rewrote the normal pair (a DIM work handler programming a new profile). Pending
   // completions keep their timer start, as with a band change.
   void program_normal(const Thresholds& normal) {

@@ -25,8 +25,14 @@
 //     napi.busy_poll_budget, busy-poll-iteration each, timeout in 1024 ns units); with only
 //     napi.busy_poll it spins in epoll's loop, where prefer_busy_poll also suspends the
 //     interrupt after events (irq_suspend_timeout) and resumes it when none came.
-//  7. Replies leave on the Tx side of the link; the sockperf-like client records RTT/2 and, in
-//     ping-pong, sends the next request (paced by traffic.mps).
+//  7. Replies take a Tx descriptor (nic.tx-ring) and leave on the Tx side of the link; the
+//     sockperf-like client records RTT/2 and, in ping-pong, sends the next request (paced by
+//     traffic.mps). A request or reply dropped anywhere counts as a dropped message and the
+//     client sends the next one at once (a real client would wait for its timeout first).
+//
+// Lazy landing is checked, not assumed: RunOptions::event_per_arrival schedules an event at
+// every write-back instead, and a test requires identical results for every moderation kind
+// with and without busy polling.
 //
 // Time on a core is a stack of jobs by priority (hardirq > softirq > ksoftirqd > application):
 // a higher one preempts, the preempted one resumes with its remaining time. Each segment of a
@@ -48,6 +54,9 @@ struct RunOptions {
   // Called about every 1 % of simulated time with the time reached; may be null.
   void (*progress)(void* context, Instant reached, Instant end) = nullptr;
   void* progress_context = nullptr;
+  // Schedule an event at every frame's write-back instead of landing frames lazily. Slower;
+  // the results must not change (a test compares both), which checks the batching argument.
+  bool event_per_arrival = false;
 };
 
 // Frame bytes of a UDP/IPv4 message of `payload` bytes: Ethernet II header 14 + IPv4 20 +
