@@ -8,6 +8,8 @@ packages=(
   libgtest-dev libgmock-dev                  # unit tests
   libbenchmark-dev                           # bench/
   libcli11-dev                               # the irqmod command line
+  sockperf                                   # the client irqmod serve answers (tests, bench/)
+  iproute2                                   # bench/: the veth pair in a network namespace
 )
 
 missing=()

@@ -12,5 +12,6 @@ inline constexpr int kExitBadInput = 2;
 void add_dim_replay_command(CLI::App& app, int& status);
 void add_itr_command(CLI::App& app, int& status);
 void add_demo_command(CLI::App& app, int& status);
+void add_serve_command(CLI::App& app, int& status);
 
 }  // namespace irqmod::cli
