@@ -662,6 +662,8 @@ std::optional<Error> Server::State::run_blocking() {
         service_connection(*conn);
         bump(counters.wakeups);
       }
+      // The peer sees the end now; the descriptor itself closes when the acceptor reaps it.
+      shutdown(conn->fd.get(), SHUT_RDWR);
       conn->worker_done.store(true);
     });
   }
