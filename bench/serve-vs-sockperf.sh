@@ -64,8 +64,16 @@ in_client_ns() { if [[ $net == veth ]]; then ip netns exec "$ns_client" "$@"; el
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
+port_taken() {  # proto
+  in_server_ns ss -lnH "$([[ $1 == tcp ]] && echo -t || echo -u)" "sport = :$port" | grep -q .
+}
+
 start_server() {  # server proto -> sets server_pid
   local proto_flag=; [[ $2 == tcp ]] && proto_flag=--tcp
+  if port_taken "$2"; then
+    echo "port $port ($2, $net) is taken by another process: not measuring $1" >&2
+    return 1
+  fi
   local prefix=(taskset -c "$server_cpu")
   [[ $net == veth ]] && prefix=(ip netns exec "$ns_server" "${prefix[@]}")
   # Started directly (not through a shell function) so that $! is the server: ip netns exec and
@@ -77,7 +85,7 @@ start_server() {  # server proto -> sets server_pid
   esac
   server_pid=$!
   for _ in $(seq 50); do
-    if in_server_ns ss -lnH "$([[ $2 == tcp ]] && echo -t || echo -u)" "sport = :$port" | grep -q .; then return 0; fi
+    port_taken "$2" && kill -0 "$server_pid" 2>/dev/null && return 0
     sleep 0.1
   done
   echo "server $1 ($2, $net) did not start" >&2

@@ -114,6 +114,9 @@ struct Counters {
   std::atomic<std::uint64_t> timer_sleeps{0};
   std::atomic<std::uint64_t> mode_switches{0};
   std::atomic<std::uint64_t> recheck_found_work{0};
+  std::atomic<std::int64_t> mean_gap_ns{0};
+  std::atomic<std::int64_t> gap_deviation_ns{0};
+  std::atomic<std::int64_t> spin_window_ns{0};
 };
 
 void bump(std::atomic<std::uint64_t>& c) {
@@ -247,6 +250,43 @@ Expected<LoopMode> parse_mode(std::string_view text) {
                              "'. allowed: blocking, epoll, busy, adaptive, kernel-busy-poll"};
 }
 
+Duration host_idle_poll_window(std::string* why) {
+  bool virtualized = std::ifstream("/sys/hypervisor/type").good();
+  std::string reason = virtualized ? "/sys/hypervisor/type exists" : "";
+  if (!virtualized) {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (!virtualized && std::getline(cpuinfo, line))
+      if (line.rfind("flags", 0) == 0 && line.find(" hypervisor") != std::string::npos) {
+        virtualized = true;
+        reason = "the CPU flag 'hypervisor' is set";
+      }
+  }
+  if (why != nullptr)
+    *why = virtualized ? "virtualized (" + reason + "): Seastar's 2000 us"
+                       : "bare metal: Seastar's 200 us";
+  return virtualized ? adaptive_poll::kVirtualizedIdlePollWindow
+                     : adaptive_poll::kBareMetalIdlePollWindow;
+}
+
+Duration measure_timed_sleep_overshoot(int samples, Duration sleep) {
+  const unsigned long old_slack = static_cast<unsigned long>(prctl(PR_GET_TIMERSLACK));
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  std::vector<Duration> late;
+  for (int i = 0; i < samples; ++i) {
+    const std::int64_t ns = ns_since_epoch(SteadyClock::now() + sleep);
+    const timespec until{static_cast<time_t>(ns / 1'000'000'000),
+                         static_cast<long>(ns % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
+    }
+    late.push_back(SteadyClock::now() - Instant{Duration{ns}});
+  }
+  prctl(PR_SET_TIMERSLACK, old_slack, 0UL, 0UL, 0UL);
+  if (late.empty()) return Duration::zero();
+  std::sort(late.begin(), late.end());
+  return late[late.size() * 9 / 10];
+}
+
 std::string_view transport_name(Transport t) {
   return t == Transport::udp ? "udp" : "tcp";
 }
@@ -302,8 +342,10 @@ std::optional<Error> Server::State::open_sockets() {
       (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | (blocking() ? 0 : SOCK_NONBLOCK);
   socket = Fd(::socket(AF_INET, type, 0));
   if (socket.get() < 0) return sys_error("socket", "cannot create the socket", errno);
+  // TCP only: a restarted server may bind while old connections sit in TIME_WAIT. Not for UDP,
+  // where it would let two servers share the port silently.
   const int one = 1;
-  if (setsockopt(socket.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
+  if (tcp && setsockopt(socket.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
     return sys_error("socket", "SO_REUSEADDR", errno);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -619,6 +661,9 @@ std::optional<Error> Server::State::run_adaptive() {
     counters.mode_switches.store(poller.counters().mode_switches, std::memory_order_relaxed);
     counters.recheck_found_work.store(poller.counters().recheck_found_work,
                                       std::memory_order_relaxed);
+    counters.mean_gap_ns.store(poller.mean_gap().count(), std::memory_order_relaxed);
+    counters.gap_deviation_ns.store(poller.gap_deviation().count(), std::memory_order_relaxed);
+    counters.spin_window_ns.store(poller.spin_window().count(), std::memory_order_relaxed);
   }
   return std::nullopt;
 }
@@ -752,6 +797,9 @@ ServerStats Server::stats() const {
   out.timer_sleeps = read(c.timer_sleeps);
   out.mode_switches = read(c.mode_switches);
   out.recheck_found_work = read(c.recheck_found_work);
+  out.mean_gap = Duration{c.mean_gap_ns.load(std::memory_order_relaxed)};
+  out.gap_deviation = Duration{c.gap_deviation_ns.load(std::memory_order_relaxed)};
+  out.spin_window = Duration{c.spin_window_ns.load(std::memory_order_relaxed)};
   rusage u{};
   if (getrusage(RUSAGE_SELF, &u) == 0) {
     const auto to_duration = [](const timeval& t) {

@@ -70,6 +70,19 @@ struct ServerConfig {
   std::uint32_t batch = 64;
 };
 
+// The adaptive mode's idle-poll window for this host, as Seastar chooses it (reactor.cc
+// calculate_poll_time, docs/research/napi-busy-poll.md §4.1): 2000 µs when virtualized ("IPIs
+// are slow and dominate sleep/wake"), else 200 µs. Seastar tests /sys/hypervisor/type, which
+// only Xen provides; this also reads the CPUID `hypervisor` flag in /proc/cpuinfo, which KVM,
+// Firecracker, Hyper-V and VMware guests set. `why` receives a one-line reason.
+Duration host_idle_poll_window(std::string* why);
+
+// The adaptive mode's wakeup_cost for this host: how late a timed sleep ends, measured over
+// `samples` absolute sleeps of `sleep` each (timer slack 1 ns), at the 90th percentile. The
+// poller wakes this early before a predicted arrival. adaptive_poll's 10 µs default comes from
+// sockperf on bare metal; a virtual machine's timer wake-up can cost several times that.
+Duration measure_timed_sleep_overshoot(int samples, Duration sleep);
+
 // Checks what can be checked without the network; the key is the command-line flag.
 std::optional<Error> validate(const ServerConfig& config);
 

@@ -36,6 +36,10 @@ struct ServerStats {
   std::uint64_t timer_sleeps = 0;        // adaptive: timed sleeps before a predicted arrival
   std::uint64_t mode_switches = 0;       // adaptive: changes between spin, sleep and block
   std::uint64_t recheck_found_work = 0;  // adaptive: rechecks after arming that found work
+  // adaptive: what the poller has learned (AdaptivePoller::mean_gap, gap_deviation, spin_window).
+  Duration mean_gap{};       // EWMA of the gap between polls that found work
+  Duration gap_deviation{};  // EWMA of its absolute deviation; the sleep guard grows with it
+  Duration spin_window{};    // spin before blocking when arrivals are not predictable
 
   // getrusage(RUSAGE_SELF): the whole process, every thread.
   Duration cpu_user{};                     // ru_utime
