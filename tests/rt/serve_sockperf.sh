@@ -4,9 +4,9 @@
 # drives it with the real sockperf client for one second, stops it with SIGINT and checks counts:
 #   pp: sockperf reports 0 dropped messages, and the server answered at least every reply the
 #       client received, and no more than it sent;
-#   ul, tp: the server saw at least the messages sockperf sent (tp over UDP may lose datagrams in
-#       a full socket buffer, so there only that it saw some), answered only pong requests, and
-#       rejected nothing.
+#   ul, tp: answered only pong requests (some in ul, none in tp), rejected nothing, failed no
+#       reply; over TCP also saw every message sockperf sent (and, in ul, 0 dropped). Over UDP
+#       neither mode is flow-controlled, so a full socket buffer may lose datagrams.
 # Counts only, never timings: a noisy 2-core CI machine must not make it fail.
 set -u
 irqmod=$1; mode=$2; proto=$3; test=$4
@@ -56,8 +56,13 @@ case $test in
       fail "replies $replies outside [received $received, sent $sent]"
     ;;
   ul)
-    grep -q '# dropped messages = 0;' "$work/client" || fail "sockperf reports dropped messages"
-    ((messages >= sent)) || fail "the server saw $messages of $sent messages"
+    # Under-load is not flow-controlled: over UDP a server delayed by a loaded CI machine loses
+    # datagrams in its full socket buffer (default ~200 KiB, ~270 of these), and sockperf then
+    # counts their replies as dropped. TCP loses nothing, so there every message must arrive.
+    if [[ $proto == tcp ]]; then
+      grep -q '# dropped messages = 0;' "$work/client" || fail "sockperf reports dropped messages"
+      ((messages >= sent)) || fail "the server saw $messages of $sent messages"
+    fi
     ((replies > 0 && replies < messages)) || fail "replies $replies: expected only pong requests"
     ;;
   tp)

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -13,8 +14,9 @@ namespace {
 
 std::vector<std::uint8_t> message(std::uint64_t seq, std::uint16_t flags, std::uint32_t length,
                                   std::size_t size) {
-  std::vector<std::uint8_t> m(size, 0xAB);
+  std::vector<std::uint8_t> m(std::max(size, kHeaderSize), 0xAB);
   encode_header(Header{seq, flags, length}, m);
+  m.resize(size);  // a truncated message keeps the first bytes of its header
   return m;
 }
 
