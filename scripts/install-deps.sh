@@ -10,6 +10,8 @@ packages=(
   libcli11-dev                               # the irqmod command line
   libtomlplusplus-dev libpcap-dev            # sim: scenario files, pcap trace replay
   nlohmann-json3-dev                         # sim tests: parse the JSON the simulator writes
+  sockperf                                   # the client irqmod serve answers (tests, bench/)
+  iproute2                                   # bench/: the veth pair in a network namespace
 )
 
 missing=()

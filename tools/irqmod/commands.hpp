@@ -15,5 +15,6 @@ void add_itr_command(CLI::App& app, int& status);
 void add_demo_command(CLI::App& app, int& status);
 void add_sim_command(CLI::App& app, int& status);
 void add_run_command(CLI::App& app, int& status);
+void add_serve_command(CLI::App& app, int& status);
 
 }  // namespace irqmod::cli
