@@ -289,8 +289,9 @@ class Simulation {
   std::optional<coalesce::Coalescer> coalescer_;
   std::optional<dim::NetDim> dim_;
   std::optional<lli::LowLatencyInterrupts> lli_;
-  std::uint32_t napi_core_ = 0;   // the core whose poll list holds the context
-  std::uint32_t timer_core_ = 0;  // the core that armed napi->timer last
+  std::uint32_t napi_core_ = 0;       // the core whose poll list holds the context
+  std::uint32_t timer_core_ = 0;      // the core that armed napi->timer last
+  std::optional<Instant> caught_up_;  // the coalescer deadline catch_up_coalescer last raised
   std::uint64_t polled_packets_ = 0;
   std::uint64_t polled_bytes_ = 0;
 
@@ -440,7 +441,10 @@ void Simulation::recheck_coalescer(Instant t) {
 // events change it).
 void Simulation::catch_up_coalescer(Instant t) {
   if (!coalescer_) return;
-  if (auto d = coalescer_->deadline(); d && *d <= t && coalescer_->due(*d)) {
+  const auto d = coalescer_->deadline();
+  if (!d || *d > t || caught_up_ == d) return;  // once per deadline: again changes nothing
+  if (coalescer_->due(*d)) {
+    caught_up_ = d;
     arm_vector(vector_.on_cause(*d));
   }
 }
