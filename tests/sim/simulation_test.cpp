@@ -321,6 +321,24 @@ gro_flush_timeout = 200000
   EXPECT_GT(r.cpu.busy(1, ContextKind::softirq), Duration::zero());
 }
 
+TEST(simulation, seed_000_without_the_fix_strands_a_ping_pong_request_and_with_it_does_not) {
+  const std::string file = std::string(IRQMOD_SCENARIO_DIR) + "/seeds/000-busy-poll-exit-race.toml";
+  const std::string fix_off[] = {"scenario.duration=20ms", "nic.busy-poll-exit-swint=false"};
+  const std::string fix_on[] = {"scenario.duration=20ms"};
+  LoadResult without = load_scenario_file(file, fix_off);
+  LoadResult with = load_scenario_file(file, fix_on);
+  ASSERT_TRUE(without.ok() && with.ok());
+  const RunReport stranded = run(without.value());
+  const RunReport rescued = run(with.value());
+  // Without the fix one request sits in the ring to the end and the client waits for it.
+  EXPECT_EQ(stranded.conservation.in_flight, 1U);
+  EXPECT_LT(stranded.latency.count(), 20U);
+  EXPECT_EQ(stranded.drops.total(), 0U);
+  // With it, every request of the 20 ms is answered (1 / 17900 s apart).
+  EXPECT_GE(rescued.latency.count(), 350U);
+  EXPECT_LT(rescued.latency.max(), 50'000);  // within the 50 us software-interrupt throttle
+}
+
 TEST(simulation, busy_polling_without_its_iteration_cost_is_refused_by_name) {
   Scenario s = load(ping_pong("rx-usecs = 0\nrx-frames = 1\n", "busy_read = 50"));
   s.cpu.busy_poll_iteration = Duration::zero();
