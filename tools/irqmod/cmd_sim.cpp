@@ -1,5 +1,5 @@
 // irqmod sim FILE [--seed N] [--duration T] [--set k=v ...] [--json F] [--csv F] [--trace F]
-//                 [--trace-window START:END] [--no-wall-time]
+//                 [--trace-window START:END] [--no-wall-time] [--print-scenario]
 // irqmod run [--dir D] [--duration T] [--set k=v ...] [--json F]
 #include <unistd.h>
 
@@ -59,6 +59,7 @@ struct SimArgs {
   std::string trace;
   std::string trace_window;
   bool no_wall_time = false;
+  bool print_scenario = false;
 };
 
 // Opens `path` for writing ("-" is stdout); an Error names the flag when it cannot.
@@ -78,6 +79,10 @@ int run_sim(const SimArgs& args) {
   if (!loaded) {
     std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
     return kExitBadInput;
+  }
+  if (args.print_scenario) {
+    sim::write_toml(std::cout, loaded.value());
+    return kExitOk;
   }
   std::unique_ptr<std::ofstream> json_file, csv_file, trace_file;
   std::ostream* json_out = nullptr;
@@ -224,6 +229,8 @@ void add_sim_command(CLI::App& app, int& status) {
                   "Limit the timeline to START:END of simulated time, e.g. 10ms:11ms");
   cmd->add_flag("--no-wall-time", args->no_wall_time,
                 "Leave wall_ns out of the JSON, so two runs are byte-identical");
+  cmd->add_flag("--print-scenario", args->print_scenario,
+                "Print every key of the effective scenario (file, then --set) as TOML; no run");
   cmd->callback([args, &status] { status = run_sim(*args); });
 }
 

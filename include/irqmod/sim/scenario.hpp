@@ -11,7 +11,7 @@
 // are errors naming the file, the line, the key and what is allowed. `--set key=value`
 // overrides (dotted keys) go through the same parsing and validation, after the file.
 //
-// docs/simulator.md lists every key; `irqmod sim --print-scenario` will print the effective one
+// docs/simulator.md lists every key; `irqmod sim --print-scenario` prints the effective one
 // (write_toml), which loads back to the same Scenario.
 #pragma once
 
