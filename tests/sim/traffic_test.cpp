@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "irqmod/sim/ring.hpp"
+#include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/simulation.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -201,6 +203,34 @@ TEST(pcap, a_stream_of_a_finished_trace_reports_no_next_arrival) {
   ArrivalStream stream(TraceReplay(trace, false), Link(k10G), Rng(1));
   EXPECT_EQ(take_all(stream, 1'000'000).size(), 2u);
   EXPECT_EQ(stream.next_arrival(), Instant::max());
+}
+
+TEST(pcap, a_capture_drives_a_whole_simulation_frame_for_frame) {
+  std::vector<Frame> frames;
+  for (int i = 0; i < 1000; ++i) {
+    frames.push_back({1'000'000 + i * 10'000LL, static_cast<std::uint32_t>(60 + (i % 3) * 700)});
+  }
+  const std::string path = write_pcap("drive.pcap", frames);
+  Scenario s = default_scenario();
+  s.scenario.duration = milliseconds(20);
+  s.traffic.kind = TrafficKind::pcap;
+  s.traffic.pcap = path;
+  s.cpu.rx_packet = nanoseconds(500);
+  auto report = simulate(s);
+  ASSERT_TRUE(report.ok()) << report.error().what();
+  EXPECT_EQ(report.value().conservation.entered, 1000U);  // every captured frame, once
+  EXPECT_EQ(report.value().delivered_packets, 1000U);
+  EXPECT_TRUE(report.value().conservation.ok());
+  std::remove(path.c_str());
+}
+
+TEST(pcap, a_missing_capture_fails_the_run_naming_the_key) {
+  Scenario s = default_scenario();
+  s.traffic.kind = TrafficKind::pcap;
+  s.traffic.pcap = temp_path("no-such.pcap");
+  auto report = simulate(s);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().key, "traffic.pcap");
 }
 
 TEST(pcap, a_timestamp_going_backwards_is_an_error_naming_file_and_frame) {
