@@ -251,6 +251,8 @@ cores = 2
       {"cpu.app-core=1"},
       {"cpu.app-core=1", "traffic.rate=20000", "napi.busy_read=30"},
       {"traffic.kind=constant", "traffic.rate=0"},
+      {"traffic.kind=on-off", "traffic.rate=2000000", "traffic.on-time=100",
+       "traffic.off-time=400"},
   };
   for (const auto& moderation : moderations) {
     for (const auto& host : hosts) {
