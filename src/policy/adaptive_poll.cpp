@@ -27,6 +27,10 @@ Error error(std::string key, std::string message) {
 std::optional<Error> validate(const Config& c) {
   if (c.idle_poll_window < Duration::zero() || c.idle_poll_window > kMaxIdlePollWindow)
     return error("idle_poll_window", "must be between 0 and 10 s (0 = never spin)");
+  if (c.max_predicted_gap &&
+      (*c.max_predicted_gap < Duration::zero() || *c.max_predicted_gap > kMaxIdlePollWindow))
+    return error("max_predicted_gap",
+                 "must be between 0 and 10 s (0 = never predict; empty = idle_poll_window)");
   if (c.spin_grow_start <= Duration::zero()) return error("spin_grow_start", "must be positive");
   if (c.spin_grow_start > c.idle_poll_window && c.idle_poll_window > Duration::zero())
     return error("spin_grow_start", "must not exceed idle_poll_window");
@@ -79,16 +83,19 @@ void AdaptivePoller::adapt_spin_window(Duration idle) {
   }
 }
 
-void AdaptivePoller::on_work(Instant now, std::uint32_t items) {
+void AdaptivePoller::on_work(Instant now, std::uint32_t items, Instant arrived) {
   if (items == 0) return;
   assert(!in_interrupt_mode_ && "exit_interrupt_mode before reporting work");
+  arrived = std::min(arrived, now);
   if (has_last_work_) {
-    assert(now >= last_work_ && "time never runs backwards");
-    if (now >= last_work_) learn_gap(now - last_work_);
+    // A stamp older than the previous one (another socket's) is a zero gap; learn_gap clamps.
+    learn_gap(arrived - last_arrival_);
+    arrived = std::max(arrived, last_arrival_);
   }
-  if (idle_ && blocked_this_idle_) adapt_spin_window(now - idle_start_);
+  if (idle_ && blocked_this_idle_)
+    adapt_spin_window(arrived > idle_start_ ? arrived - idle_start_ : Duration::zero());
   has_last_work_ = true;
-  last_work_ = now;
+  last_arrival_ = arrived;
   idle_ = false;
   blocked_this_idle_ = false;
   spinning_ = false;
@@ -98,14 +105,14 @@ void AdaptivePoller::on_work(Instant now, std::uint32_t items) {
 
 bool AdaptivePoller::predicting() const {
   return gap_samples_ >= config_.min_gap_samples && has_last_work_ &&
-         mean_gap_ns_ <= config_.idle_poll_window.count() &&
+         mean_gap_ns_ <= max_predicted_gap(config_).count() &&
          gap_dev_ns_ * 100 <=
              mean_gap_ns_ * static_cast<std::int64_t>(config_.regular_max_deviation_percent);
 }
 
 std::optional<Instant> AdaptivePoller::predicted_arrival() const {
   if (!predicting()) return std::nullopt;
-  return last_work_ + Duration{mean_gap_ns_};
+  return last_arrival_ + Duration{mean_gap_ns_};
 }
 
 Duration AdaptivePoller::guard() const {
@@ -114,7 +121,7 @@ Duration AdaptivePoller::guard() const {
 
 Action AdaptivePoller::decide(Instant now) {
   if (predicting()) {
-    const Instant predicted = last_work_ + Duration{mean_gap_ns_};
+    const Instant predicted = last_arrival_ + Duration{mean_gap_ns_};
     const Duration g = guard();
     // Until the prediction is a guard late, wait for it: sleep if the wait is worth a wake-up.
     if (now <= predicted + g) {

@@ -60,6 +60,8 @@ constexpr int kSendStallTimeoutMs = 1000;
 // A UDP receive buffer one byte larger than the largest sockperf message, so a larger datagram
 // is seen as oversized (MSG_TRUNC also reports its real size).
 constexpr std::size_t kDatagramBuffer = sp::kMaxMessageSize + 1;
+// Room for the control messages a recvmsg can carry here: one SCM_TIMESTAMPNS.
+constexpr std::size_t kControlBuffer = CMSG_SPACE(sizeof(timespec));
 // epoll user data for the two fixed descriptors; connections use their address.
 constexpr std::uint64_t kTagWake = 0;
 constexpr std::uint64_t kTagMain = 1;
@@ -181,6 +183,10 @@ struct Server::State {
   std::vector<std::unique_ptr<Connection>> connections;  // owned by the loop thread
   std::mutex connections_mutex;  // blocking mode: stop() walks the list from another thread
   std::vector<std::uint8_t> datagram = std::vector<std::uint8_t>(kDatagramBuffer);
+  // adaptive mode: the sockets carry SO_TIMESTAMPNS, and the newest kernel receive stamp
+  // (CLOCK_REALTIME ns) read since the loop last cleared it; 0 = none.
+  bool receive_timestamps = false;
+  std::int64_t newest_arrival_realtime_ns = 0;
 
   bool blocking() const { return config.mode == LoopMode::blocking; }
   bool stop_requested() const { return stopping.load(std::memory_order_relaxed); }
@@ -206,6 +212,8 @@ struct Server::State {
   void reject(sp::Reject reason) { bump(counters.rejected[static_cast<std::size_t>(reason)]); }
 
   void apply_busy_poll_options(int fd, bool report);
+  bool enable_receive_timestamps(int fd);
+  void note_arrival(const msghdr& msg);
   std::optional<Error> open_sockets();
 
   Io receive_datagram();
@@ -250,7 +258,7 @@ Expected<LoopMode> parse_mode(std::string_view text) {
                              "'. allowed: blocking, epoll, busy, adaptive, kernel-busy-poll"};
 }
 
-Duration host_idle_poll_window(std::string* why) {
+Duration host_max_predicted_gap(std::string* why) {
   bool virtualized = std::ifstream("/sys/hypervisor/type").good();
   std::string reason = virtualized ? "/sys/hypervisor/type exists" : "";
   if (!virtualized) {
@@ -336,6 +344,25 @@ void Server::State::apply_busy_poll_options(int fd, bool report) {
   }
 }
 
+// adaptive mode: asks the kernel to stamp each received message (SO_TIMESTAMPNS: software
+// receive time, CLOCK_REALTIME, delivered as a control message by recvmsg).
+bool Server::State::enable_receive_timestamps(int fd) {
+  const int one = 1;
+  return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
+}
+
+// Keeps the newest SCM_TIMESTAMPNS stamp of a recvmsg, if it carried one.
+void Server::State::note_arrival(const msghdr& msg) {
+  for (const cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
+       c = CMSG_NXTHDR(const_cast<msghdr*>(&msg), const_cast<cmsghdr*>(c))) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec t{};
+    std::memcpy(&t, CMSG_DATA(c), sizeof t);
+    const std::int64_t ns = static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+    newest_arrival_realtime_ns = std::max(newest_arrival_realtime_ns, ns);
+  }
+}
+
 std::optional<Error> Server::State::open_sockets() {
   const bool tcp = config.transport == Transport::tcp;
   const int type =
@@ -366,6 +393,14 @@ std::optional<Error> Server::State::open_sockets() {
     notes.push_back("net.core.busy_poll=" + read_sysctl("/proc/sys/net/core/busy_poll") +
                     ", net.core.busy_read=" + read_sysctl("/proc/sys/net/core/busy_read") +
                     " (system-wide defaults; the socket options above override them)");
+  }
+  if (config.mode == LoopMode::adaptive) {
+    receive_timestamps = enable_receive_timestamps(socket.get());
+    const int err = errno;
+    notes.push_back(receive_timestamps
+                        ? "SO_TIMESTAMPNS: accepted; gaps are learned from kernel receive times"
+                        : "SO_TIMESTAMPNS: refused (" + errno_text(err) +
+                              "); gaps are learned from the time a poll finds the work");
   }
   if (blocking()) return std::nullopt;
 
@@ -406,17 +441,27 @@ std::optional<Error> Server::State::open_sockets() {
 Io Server::State::receive_datagram() {
   sockaddr_storage peer{};
   socklen_t peer_len = sizeof peer;
+  alignas(cmsghdr) std::array<char, kControlBuffer> control{};
+  iovec iov{datagram.data(), datagram.size()};
+  msghdr msg{};
   ssize_t n;
   do {
-    peer_len = sizeof peer;
-    n = recvfrom(socket.get(), datagram.data(), datagram.size(), MSG_TRUNC,
-                 reinterpret_cast<sockaddr*>(&peer), &peer_len);
+    msg = msghdr{};
+    msg.msg_name = &peer;
+    msg.msg_namelen = sizeof peer;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    n = recvmsg(socket.get(), &msg, MSG_TRUNC);
   } while (n < 0 && errno == EINTR && !stop_requested());
   if (stop_requested()) return Io::closed;
   if (n < 0) {
     // ECONNREFUSED and friends report an ICMP error for an earlier reply: not a message.
     return would_block(errno) ? Io::empty : Io::progress;
   }
+  peer_len = msg.msg_namelen;
+  if (receive_timestamps) note_arrival(msg);
   const auto size = static_cast<std::size_t>(n);
   const std::size_t received = std::min(size, datagram.size());
   const sp::Verdict v =
@@ -468,15 +513,24 @@ void Server::State::finish(Connection& conn) {
 // One read from a TCP connection, then every whole message it completed.
 Io Server::State::service_connection(Connection& conn) {
   const std::span<std::uint8_t> space = conn.framer.write_space();
+  alignas(cmsghdr) std::array<char, kControlBuffer> control{};
+  iovec iov{space.data(), space.size()};
+  msghdr msg{};
   ssize_t n;
-  do
-    n = recv(conn.fd.get(), space.data(), space.size(), 0);
-  while (n < 0 && errno == EINTR && !stop_requested());
+  do {
+    msg = msghdr{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    n = recvmsg(conn.fd.get(), &msg, 0);
+  } while (n < 0 && errno == EINTR && !stop_requested());
   if (n < 0 && would_block(errno) && !stop_requested()) return Io::empty;
   if (n <= 0 || stop_requested()) {
     finish(conn);  // orderly close, reset, or the server is stopping
     return Io::closed;
   }
+  if (receive_timestamps) note_arrival(msg);
   conn.framer.commit(static_cast<std::size_t>(n));
   for (;;) {
     const sp::StreamFramer::Frame f = conn.framer.next();
@@ -515,6 +569,7 @@ Connection* Server::State::adopt(Fd fd) {
   const int one = 1;
   setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // answers go out at once
   if (config.mode == LoopMode::kernel_busy_poll) apply_busy_poll_options(fd.get(), false);
+  if (receive_timestamps) enable_receive_timestamps(fd.get());  // stamps the connection's data
   auto conn = std::make_unique<Connection>(std::move(fd));
   Connection* raw = conn.get();
   if (!blocking()) {
@@ -618,10 +673,22 @@ std::optional<Error> Server::State::run_adaptive() {
   adaptive_poll::AdaptivePoller poller(config.adaptive);
   std::array<epoll_event, kMaxEvents> events{};
   while (!stop_requested()) {
+    newest_arrival_realtime_ns = 0;
     const std::uint32_t items = poll_once();
     const Instant now = SteadyClock::now();
     if (items > 0) {
-      poller.on_work(now, items);
+      if (newest_arrival_realtime_ns == 0) {
+        poller.on_work(now, items);
+        continue;
+      }
+      // The stamp is CLOCK_REALTIME; carried to the steady clock by the offset between the two
+      // read now (one vDSO call; an NTP step between stamp and now shifts one sample only, and
+      // the poller takes a stamp after `now` as `now`).
+      timespec real{};
+      clock_gettime(CLOCK_REALTIME, &real);
+      const std::int64_t real_now_ns =
+          static_cast<std::int64_t>(real.tv_sec) * 1'000'000'000 + real.tv_nsec;
+      poller.on_work(now, items, now - Duration{real_now_ns - newest_arrival_realtime_ns});
       continue;
     }
     const adaptive_poll::Action action = poller.on_idle(now);

@@ -185,6 +185,102 @@ TEST(adaptive_poll, a_long_gap_after_regular_traffic_falls_back_to_blocking) {
   EXPECT_LE(r.max_latency, kWakeLatency);
 }
 
+TEST(adaptive_poll,
+     a_1000_per_second_script_is_predicted_with_a_small_window_when_max_predicted_gap_allows) {
+  Config c;
+  c.idle_poll_window = microseconds(200);
+  c.max_predicted_gap = milliseconds(2);
+  AdaptivePoller p{c};
+  const auto arrivals = periodic(at_ns(1'000'000), milliseconds(1), 100);
+  const LoopResult r = run_loop(p, arrivals);
+
+  EXPECT_TRUE(p.predicting());
+  EXPECT_GE(p.counters().sleeps, 90U);  // one timed sleep per gap once learned
+  EXPECT_LE(p.counters().block_advices, 5U);
+  for (const Step& s : r.steps) {
+    if (s.action.kind == ActionKind::sleep_until) {
+      EXPECT_LT(s.action.until, s.next_arrival);
+    }
+  }
+  // Sleeping through the gaps, not spinning them: well under a tenth of the 99 ms spent spinning.
+  EXPECT_LT(static_cast<std::int64_t>(p.counters().spins) * kPollCost.count(),
+            milliseconds(10).count());
+
+  // Without max_predicted_gap the 200 µs window is also the horizon: 1 ms gaps are never predicted.
+  Config old = c;
+  old.max_predicted_gap.reset();
+  AdaptivePoller q{old};
+  run_loop(q, arrivals);
+  EXPECT_FALSE(q.predicting());
+  EXPECT_EQ(q.counters().sleeps, 0U);
+}
+
+TEST(adaptive_poll, a_failed_1_ms_prediction_spins_no_longer_than_the_idle_poll_window) {
+  Config c;
+  c.idle_poll_window = microseconds(200);
+  c.max_predicted_gap = milliseconds(2);
+  AdaptivePoller p{c};
+  auto arrivals = periodic(at_ns(1'000'000), milliseconds(1), 50);
+  const Instant last_regular = arrivals.back();
+  const Instant late = last_regular + milliseconds(20);
+  arrivals.push_back(late);
+  const LoopResult r = run_loop(p, arrivals);
+
+  for (const Step& s : r.steps) {
+    if (s.next_arrival != late || s.action.kind != ActionKind::block) continue;
+    // The prediction's slot (1 ms + guard) is over; the spin window (<= 200 µs) started at the
+    // last arrival, so it blocks at once instead of spinning toward a 2 ms horizon.
+    EXPECT_LE(s.now, last_regular + milliseconds(1) + p.guard() + kPollCost);
+    break;
+  }
+  EXPECT_GE(p.counters().blocked_time, milliseconds(18));
+  EXPECT_LE(p.spin_window(), c.idle_poll_window);
+}
+
+// Periodic 1 ms arrivals, each found by a poll that wakes 2 µs late, except every fifth which
+// wakes 60 µs late (this project's VM: a timed sleep ends 21-66 µs late).
+TEST(adaptive_poll, learning_from_arrival_stamps_is_not_shifted_by_a_late_wake_up) {
+  const Duration gap = milliseconds(1);
+  const auto found_late = [](int i) { return i % 5 == 4 ? microseconds(60) : microseconds(2); };
+  Config c;
+  c.max_predicted_gap = milliseconds(2);
+  AdaptivePoller stamped{c};
+  AdaptivePoller unstamped{c};
+  Instant last_arrival{};
+  for (int i = 0; i < 40; ++i) {
+    const Instant arrived = at_ns(1'000'000) + gap * i;
+    const Instant found = arrived + found_late(i);
+    stamped.on_work(found, 1, arrived);
+    unstamped.on_work(found, 1);
+    last_arrival = arrived;
+  }
+  // i = 39 woke 60 µs late: the stamped poller predicts from the arrival, exactly one gap on.
+  EXPECT_EQ(stamped.mean_gap(), gap);
+  EXPECT_LT(stamped.gap_deviation(), microseconds(1));  // the first sample's seed, decayed
+  ASSERT_TRUE(stamped.predicted_arrival().has_value());
+  EXPECT_EQ(*stamped.predicted_arrival(), last_arrival + gap);
+
+  // Learning from the time found, the late wake-up shifts the prediction by its lateness and
+  // the lateness shows up as deviation.
+  ASSERT_TRUE(unstamped.predicted_arrival().has_value());
+  EXPECT_GE(*unstamped.predicted_arrival(), last_arrival + gap + microseconds(50));
+  EXPECT_GT(unstamped.gap_deviation(), microseconds(10));
+}
+
+TEST(adaptive_poll, arrival_stamps_after_now_or_out_of_order_are_clamped) {
+  AdaptivePoller p{Config{}};
+  p.on_work(at_ns(10'000), 1, at_ns(12'000));  // a stamp from the future: taken as now
+  p.on_work(at_ns(20'000), 1, at_ns(19'000));
+  EXPECT_EQ(p.mean_gap(), nanoseconds(9'000));
+  p.on_work(at_ns(30'000), 1, at_ns(5'000));  // older than the previous: a zero gap
+  EXPECT_EQ(p.gap_samples(), 2U);
+  EXPECT_LT(p.mean_gap(), nanoseconds(9'000));
+  EXPECT_EQ(p.mean_gap(), nanoseconds(7'875));  // 9000 - 9000 / 8
+  // The next gap counts from the newest arrival (19 µs), not the stale stamp (5 µs).
+  p.on_work(at_ns(40'000), 1, at_ns(29'000));
+  EXPECT_EQ(p.mean_gap(), nanoseconds(7'875 + (10'000 - 7'875) / 8));
+}
+
 // A producer/consumer mailbox with eventfd semantics: a push wakes the consumer only if the
 // consumer's wait is armed at the time of the push.
 struct Mailbox {
@@ -299,6 +395,15 @@ TEST(adaptive_poll, config_rejections_name_the_key) {
   c = {};
   c.idle_poll_window = seconds(11);
   EXPECT_TRUE(rejects(c, "idle_poll_window"));
+  c = {};
+  c.max_predicted_gap = nanoseconds(-1);
+  EXPECT_TRUE(rejects(c, "max_predicted_gap"));
+  c = {};
+  c.max_predicted_gap = seconds(11);
+  EXPECT_TRUE(rejects(c, "max_predicted_gap"));
+  c = {};
+  c.max_predicted_gap = Duration::zero();  // never predict
+  EXPECT_FALSE(validate(c));
   c = {};
   c.spin_grow_start = Duration::zero();
   EXPECT_TRUE(rejects(c, "spin_grow_start"));

@@ -32,6 +32,8 @@ constexpr int kExitLoopFailed = 1;
 // 500-900 µs sleeps (p90 ~66 µs), and a cost measured too low wakes the loop after the message.
 constexpr int kWakeupSamples = 100;
 constexpr Duration kWakeupSampleSleep = microseconds(500);
+// Largest value of the adaptive mode's µs flags: adaptive_poll's 10 s bound on its durations.
+constexpr std::int64_t kMaxAdaptiveFlagMicroseconds = 10'000'000;
 // Longest --stats-interval: one day, far beyond any run; keeps the timespec arithmetic simple.
 constexpr double kMaxStatsIntervalSeconds = 86400.0;
 
@@ -44,14 +46,29 @@ std::string json_escape(const std::string& text) {
   return out;
 }
 
+// An adaptive-mode flag in µs as a Duration, or an error naming the flag.
+Expected<Duration> microseconds_flag(std::int64_t us, const std::string& flag,
+                                     const std::string& zero_means) {
+  if (us < 0 || us > kMaxAdaptiveFlagMicroseconds)
+    return Error{flag, "must be between 0 and " + std::to_string(kMaxAdaptiveFlagMicroseconds) +
+                           " us" + zero_means};
+  return microseconds(us);
+}
+
 void print_start(const rt::Server& server, const rt::ServerConfig& config,
-                 const std::string& window_reason, const std::string& cost_reason, bool json) {
+                 const std::string& window_reason, const std::string& horizon_reason,
+                 const std::string& cost_reason, bool json) {
   const std::string where = config.ip + ":" + std::to_string(server.port());
   std::vector<std::string> lines = server.startup_notes();
-  if (config.mode == rt::LoopMode::adaptive)
+  if (config.mode == rt::LoopMode::adaptive) {
     lines.push_back("idle-poll window " +
                     std::to_string(config.adaptive.idle_poll_window.count() / 1000) + " us (" +
                     window_reason + ")");
+    lines.push_back(
+        "max predicted gap " +
+        std::to_string(adaptive_poll::max_predicted_gap(config.adaptive).count() / 1000) + " us (" +
+        horizon_reason + ")");
+  }
   if (config.mode == rt::LoopMode::adaptive)
     lines.push_back("wakeup cost " + std::to_string(config.adaptive.wakeup_cost.count() / 1000) +
                     " us (" + cost_reason + ")");
@@ -96,8 +113,10 @@ void add_serve_command(CLI::App& app, int& status) {
     // Seconds between statistics lines; 0 = only at exit. Default 0: quiet unless asked.
     double stats_interval = 0;
     bool json = false;
-    // adaptive: idle-poll window in µs; empty = host_idle_poll_window() (Seastar's rule).
+    // adaptive: idle-poll window (spin limit) in µs; empty = rt::kAdaptiveIdlePollWindow.
     std::optional<std::int64_t> idle_poll_window_us;
+    // adaptive: longest predicted gap in µs; empty = host_max_predicted_gap() (Seastar's rule).
+    std::optional<std::int64_t> max_predicted_gap_us;
     // adaptive: wakeup cost in µs; empty = measured at start (measure_timed_sleep_overshoot).
     std::optional<std::int64_t> wakeup_cost_us;
   };
@@ -115,8 +134,11 @@ void add_serve_command(CLI::App& app, int& status) {
                   "Seconds between statistics lines (0 = only at exit)");
   cmd->add_flag("--json", args->json, "Print the start line and statistics as JSON lines");
   cmd->add_option("--idle-poll-window", args->idle_poll_window_us,
-                  "adaptive: longest spin and longest predicted gap, in us (default: 2000 when "
-                  "virtualized, else 200, as Seastar)");
+                  "adaptive: longest spin when no prediction holds, in us (default 200, "
+                  "haltpoll's guest_halt_poll_ns)");
+  cmd->add_option("--max-predicted-gap", args->max_predicted_gap_us,
+                  "adaptive: longest gap slept through on a prediction, in us (default: 2000 "
+                  "when virtualized, else 200, Seastar's idle-poll window)");
   cmd->add_option("--wakeup-cost", args->wakeup_cost_us,
                   "adaptive: how early to wake before a predicted arrival, in us (default: the "
                   "measured 90th percentile lateness of a timed sleep on this host)");
@@ -134,21 +156,30 @@ void add_serve_command(CLI::App& app, int& status) {
     const Expected<rt::LoopMode> mode = rt::parse_mode(args->mode);
     if (!mode) return fail(mode.error());
     config.mode = *mode;
-    std::string window_reason;
+    std::string window_reason = "--idle-poll-window";
     if (args->idle_poll_window_us) {
-      if (*args->idle_poll_window_us < 0 || *args->idle_poll_window_us > 10'000'000)
-        return fail(
-            Error{"--idle-poll-window", "must be between 0 and 10000000 us (0 = never spin)"});
-      config.adaptive.idle_poll_window = microseconds(*args->idle_poll_window_us);
-      window_reason = "--idle-poll-window";
+      const Expected<Duration> d =
+          microseconds_flag(*args->idle_poll_window_us, window_reason, " (0 = never spin)");
+      if (!d) return fail(d.error());
+      config.adaptive.idle_poll_window = *d;
     } else {
-      config.adaptive.idle_poll_window = rt::host_idle_poll_window(&window_reason);
+      config.adaptive.idle_poll_window = rt::kAdaptiveIdlePollWindow;
+      window_reason = "haltpoll's guest_halt_poll_ns";
+    }
+    std::string horizon_reason = "--max-predicted-gap";
+    if (args->max_predicted_gap_us) {
+      const Expected<Duration> d =
+          microseconds_flag(*args->max_predicted_gap_us, horizon_reason, " (0 = never predict)");
+      if (!d) return fail(d.error());
+      config.adaptive.max_predicted_gap = *d;
+    } else {
+      config.adaptive.max_predicted_gap = rt::host_max_predicted_gap(&horizon_reason);
     }
     std::string cost_reason = "--wakeup-cost";
     if (args->wakeup_cost_us) {
-      if (*args->wakeup_cost_us < 0 || *args->wakeup_cost_us > 10'000'000)
-        return fail(Error{"--wakeup-cost", "must be between 0 and 10000000 us"});
-      config.adaptive.wakeup_cost = microseconds(*args->wakeup_cost_us);
+      const Expected<Duration> d = microseconds_flag(*args->wakeup_cost_us, cost_reason, "");
+      if (!d) return fail(d.error());
+      config.adaptive.wakeup_cost = *d;
     } else if (config.mode == rt::LoopMode::adaptive) {
       config.adaptive.wakeup_cost =
           rt::measure_timed_sleep_overshoot(kWakeupSamples, kWakeupSampleSleep);
@@ -179,7 +210,7 @@ void add_serve_command(CLI::App& app, int& status) {
     Expected<std::unique_ptr<rt::Server>> created = rt::Server::create(config);
     if (!created) return fail(created.error());
     rt::Server& server = **created;
-    print_start(server, config, window_reason, cost_reason, args->json);
+    print_start(server, config, window_reason, horizon_reason, cost_reason, args->json);
 
     std::optional<Error> loop_error;
     const pthread_t main_thread = pthread_self();

@@ -3,10 +3,13 @@
 // Shaped like Seastar's reactor (docs/research/napi-busy-poll.md §4.1): the loop polls; while
 // work keeps arriving it keeps polling; when a poll finds nothing it asks on_idle() what to do:
 //  - spin: poll again at once;
-//  - sleep_until(t): the inter-arrival gap is regular, so sleep on a timer until just before the
-//    predicted next arrival and spin from there (hybrid polling, note §5);
-//  - block: the gap is long or unpredictable; wait in the kernel, through the three-step
-//    interrupt-mode protocol below, which never loses a wake-up (the lesson of seed 000, §2).
+//  - sleep_until(t): the inter-arrival gap is regular (and at most max_predicted_gap), so sleep
+//    on a timer until just before the predicted next arrival and spin from there (hybrid
+//    polling, note §5). Gaps are learned between arrival times when the caller has them (kernel
+//    receive timestamps), else between the times work was found;
+//  - block: the gap is long or unpredictable and idle_poll_window of spinning found nothing;
+//    wait in the kernel through the three-step interrupt-mode protocol below, which never loses
+//    a wake-up (the lesson of seed 000, §2).
 //
 // Interrupt mode, as Seastar's try_enter_interrupt_mode / pure_poll / exit_interrupt_mode:
 //   InterruptEntry e = poller.try_enter_interrupt_mode(now);  // 1. publish "about to block"
@@ -36,9 +39,14 @@ inline constexpr Duration kBareMetalIdlePollWindow = microseconds(200);
 inline constexpr Duration kVirtualizedIdlePollWindow = microseconds(2000);
 
 struct Config {
-  // Longest continuous spin before blocking, and the longest gap that hybrid sleeping predicts
-  // across; 0 = never spin (Seastar's --overprovisioned). Default: Seastar bare metal, above.
+  // Longest continuous spin before blocking when no prediction holds; 0 = never spin (Seastar's
+  // --overprovisioned). Default: Seastar bare metal, above.
   Duration idle_poll_window = kBareMetalIdlePollWindow;
+  // Longest mean gap that hybrid sleeping predicts across; 0 = never predict. Apart from
+  // idle_poll_window so that a host can predict 1 ms gaps (sleeping through them) without also
+  // spinning up to 1 ms whenever a prediction fails. Empty = idle_poll_window: the behaviour
+  // before the two were separate, kept as the default because no measurement says otherwise.
+  std::optional<Duration> max_predicted_gap;
   // The spin window the first grow reaches, and the floor below which a shrink drops it to 0.
   // Also the starting window, so a fresh poller spins before it first blocks, as Seastar does.
   // Default: haltpoll guest_halt_poll_grow_start = 50000 ns (note §4.2).
@@ -64,8 +72,13 @@ struct Config {
 // Longest gap learned; longer gaps are clamped so the guard arithmetic cannot overflow. Any gap
 // this long is far beyond every sensible idle_poll_window, so clamping loses nothing.
 inline constexpr Duration kMaxLearnedGap = seconds(10);
-// Largest idle_poll_window validate() accepts (matches kMaxLearnedGap).
+// Largest idle_poll_window and max_predicted_gap validate() accepts (matches kMaxLearnedGap).
 inline constexpr Duration kMaxIdlePollWindow = kMaxLearnedGap;
+
+// The prediction horizon a Config asks for: max_predicted_gap, or idle_poll_window when empty.
+constexpr Duration max_predicted_gap(const Config& config) {
+  return config.max_predicted_gap.value_or(config.idle_poll_window);
+}
 
 // Checks a Config; the first violation, keyed by the field name, says what is allowed.
 std::optional<Error> validate(const Config& config);
@@ -126,9 +139,16 @@ class AdaptivePoller {
   // Validates, then constructs.
   static Expected<AdaptivePoller> create(const Config& config);
 
-  // A poll found `items` (> 0) of work at `now`. Learns the gap since the previous call and, when
-  // the idle period it ends included a block, adapts the spin window the haltpoll way.
-  void on_work(Instant now, std::uint32_t items);
+  // A poll found `items` (> 0) of work at `now`; the newest of them arrived at `arrived` (a
+  // receive timestamp on the same clock as `now`, e.g. SO_TIMESTAMPNS converted by the caller).
+  // Learns the gap between arrivals and predicts from them, so a late wake-up, which delays
+  // `now` but not `arrived`, does not shift later predictions. When the idle period this ends
+  // included a block, adapts the spin window the haltpoll way (idle period ending at `arrived`).
+  // An `arrived` after `now` is taken as `now`; one before the previous arrival (stamps from
+  // several sockets) learns a zero gap and keeps the newer arrival.
+  void on_work(Instant now, std::uint32_t items, Instant arrived);
+  // As above when no arrival time is known: the work is taken to have arrived when found.
+  void on_work(Instant now, std::uint32_t items) { on_work(now, items, now); }
 
   // A poll found nothing at `now`: spin, sleep until a time, or block.
   Action on_idle(Instant now);
@@ -170,8 +190,8 @@ class AdaptivePoller {
   std::uint64_t gap_samples_ = 0;
   Duration spin_window_{};
   bool has_last_work_ = false;
-  Instant last_work_{};
-  bool idle_ = false;  // no work since idle_start_
+  Instant last_arrival_{};  // the newest arrival reported through on_work
+  bool idle_ = false;       // no work since idle_start_
   Instant idle_start_{};
   bool blocked_this_idle_ = false;
   bool spinning_ = false;  // the previous answer was spin, since spin_start_

@@ -70,12 +70,21 @@ struct ServerConfig {
   std::uint32_t batch = 64;
 };
 
-// The adaptive mode's idle-poll window for this host, as Seastar chooses it (reactor.cc
-// calculate_poll_time, docs/research/napi-busy-poll.md §4.1): 2000 µs when virtualized ("IPIs
-// are slow and dominate sleep/wake"), else 200 µs. Seastar tests /sys/hypervisor/type, which
-// only Xen provides; this also reads the CPUID `hypervisor` flag in /proc/cpuinfo, which KVM,
-// Firecracker, Hyper-V and VMware guests set. `why` receives a one-line reason.
-Duration host_idle_poll_window(std::string* why);
+// The adaptive mode's prediction horizon (adaptive_poll::Config::max_predicted_gap) for this
+// host: the idle-poll window Seastar would choose (reactor.cc calculate_poll_time,
+// docs/research/napi-busy-poll.md §4.1), 2000 µs when virtualized ("IPIs are slow and dominate
+// sleep/wake"), else 200 µs, so the poller predicts the gaps it predicted when the window was
+// also the horizon, while its spin limit stays at kAdaptiveIdlePollWindow. Seastar tests
+// /sys/hypervisor/type, which only Xen provides; this also reads the CPUID `hypervisor` flag in
+// /proc/cpuinfo, which KVM, Firecracker, Hyper-V and VMware guests set. `why` receives a
+// one-line reason.
+Duration host_max_predicted_gap(std::string* why);
+
+// The adaptive mode's spin limit (adaptive_poll::Config::idle_poll_window) on every host: 200 µs,
+// haltpoll's guest_halt_poll_ns (a guest's own idle-poll limit, note §4.2) and Seastar's bare
+// metal window. Not Seastar's 2000 µs for guests: with that, every failed prediction at
+// 1000 msg/s spun up to 2 ms and the server used 28-89 % of busy's CPU (docs/runtime.md).
+inline constexpr Duration kAdaptiveIdlePollWindow = adaptive_poll::kBareMetalIdlePollWindow;
 
 // The adaptive mode's wakeup_cost for this host: how late a timed sleep ends, measured over
 // `samples` absolute sleeps of `sleep` each (timer slack 1 ns), at the 90th percentile. The
