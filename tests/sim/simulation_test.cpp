@@ -53,6 +53,13 @@ Scenario load(const std::string& text, std::vector<std::string> sets = {}) {
   return r.value();
 }
 
+// A scenario shipped under scenarios/, with overrides.
+Scenario load_shipped(const std::string& name, const std::vector<std::string>& sets) {
+  LoadResult r = load_scenario_file(std::string(IRQMOD_SCENARIO_DIR) + "/" + name, sets);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
+  return r.value();
+}
+
 RunReport run(const Scenario& s, TraceWriter* trace = nullptr) {
   RunOptions options;
   options.trace = trace;
@@ -174,14 +181,11 @@ TEST(simulation, the_timeline_is_trace_event_json_with_slices_on_each_busy_core)
 }
 
 TEST(simulation, the_shipped_pingpong_scenario_traces_to_valid_json_with_slices_on_its_core) {
-  const std::string file = std::string(IRQMOD_SCENARIO_DIR) + "/basics/pingpong-udp.toml";
-  const std::string overrides[] = {"scenario.duration=2ms"};
-  LoadResult loaded = load_scenario_file(file, overrides);
-  ASSERT_TRUE(loaded.ok()) << loaded.error().what();
+  const Scenario s = load_shipped("basics/pingpong-udp.toml", {"scenario.duration=2ms"});
   std::ostringstream out;
   {
     TraceWriter trace(out);
-    run(loaded.value(), &trace);
+    run(s, &trace);
   }
   const nlohmann::json doc = nlohmann::json::parse(out.str());
   std::set<std::string> kinds;
@@ -324,14 +328,10 @@ gro_flush_timeout = 200000
 }
 
 TEST(simulation, seed_000_without_the_fix_strands_a_ping_pong_request_and_with_it_does_not) {
-  const std::string file = std::string(IRQMOD_SCENARIO_DIR) + "/seeds/000-busy-poll-exit-race.toml";
-  const std::string fix_off[] = {"scenario.duration=20ms", "nic.busy-poll-exit-swint=false"};
-  const std::string fix_on[] = {"scenario.duration=20ms"};
-  LoadResult without = load_scenario_file(file, fix_off);
-  LoadResult with = load_scenario_file(file, fix_on);
-  ASSERT_TRUE(without.ok() && with.ok());
-  const RunReport stranded = run(without.value());
-  const RunReport rescued = run(with.value());
+  const std::string file = "seeds/000-busy-poll-exit-race.toml";
+  const RunReport stranded =
+      run(load_shipped(file, {"scenario.duration=20ms", "nic.busy-poll-exit-swint=false"}));
+  const RunReport rescued = run(load_shipped(file, {"scenario.duration=20ms"}));
   // Without the fix one request sits in the ring to the end and the client waits for it.
   EXPECT_EQ(stranded.conservation.in_flight, 1U);
   EXPECT_LT(stranded.latency.count(), 20U);
@@ -342,14 +342,12 @@ TEST(simulation, seed_000_without_the_fix_strands_a_ping_pong_request_and_with_i
 }
 
 TEST(simulation, seed_004_the_ring_low_lli_storms_at_the_60_us_cap_and_rdmts_0_stops_it) {
-  const std::string file = std::string(IRQMOD_SCENARIO_DIR) + "/seeds/004-lli-storm.toml";
-  const std::string storm_sets[] = {"scenario.duration=200ms"};
-  const std::string fixed_sets[] = {"scenario.duration=200ms", "nic.lli-ring-threshold=0"};
-  LoadResult storm = load_scenario_file(file, storm_sets);
-  LoadResult fixed = load_scenario_file(file, fixed_sets);
-  ASSERT_TRUE(storm.ok() && fixed.ok());
-  const double storm_rate = static_cast<double>(run(storm.value()).interrupts.total()) / 0.2;
-  const double fixed_rate = static_cast<double>(run(fixed.value()).interrupts.total()) / 0.2;
+  const std::string file = "seeds/004-lli-storm.toml";
+  const Scenario storm = load_shipped(file, {"scenario.duration=200ms"});
+  const Scenario fixed =
+      load_shipped(file, {"scenario.duration=200ms", "nic.lli-ring-threshold=0"});
+  const double storm_rate = static_cast<double>(run(storm).interrupts.total()) / 0.2;
+  const double fixed_rate = static_cast<double>(run(fixed).interrupts.total()) / 0.2;
   // "16 666 intr/s and this is a precise number": never above the cap, close to it.
   EXPECT_LE(storm_rate, 1e6 / 60.0 + 5.0);
   EXPECT_GE(storm_rate, 0.95 * 1e6 / 60.0);
