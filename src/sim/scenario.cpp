@@ -13,11 +13,8 @@
 #include <sstream>
 #include <vector>
 
-#include "irqmod/policy/adaptive_itr.hpp"
-#include "irqmod/policy/coalesce.hpp"
-#include "irqmod/policy/itr.hpp"
-#include "irqmod/policy/lli.hpp"
 #include "irqmod/sim/units.hpp"
+#include "sim/policy_config.hpp"
 
 namespace irqmod::sim {
 
@@ -338,30 +335,7 @@ std::string file_stem(std::string_view file) {
   return std::filesystem::path(std::string(file)).stem().string();
 }
 
-// Maps a policy validator's Error key (ethtool's / the policy's name) to the scenario key.
-Error rekey(Error e, std::string_view section, std::string_view policy_key, std::string_view key) {
-  if (e.key == policy_key)
-    e.key = std::string(key);
-  else if (find_key(std::string(section) + "." + e.key))
-    e.key = std::string(section) + "." + e.key;
-  return e;
-}
-
 }  // namespace
-
-coalesce::Settings coalesce_settings(const NicSection& nic) {
-  coalesce::Settings s;
-  s.rx.normal = {nic.rx_usecs, nic.rx_frames};
-  s.rx.irq = {nic.rx_usecs_irq, nic.rx_frames_irq};
-  s.rx.low = {nic.rx_usecs_low, 0};
-  s.rx.high = {nic.rx_usecs_high, 0};
-  s.rx.adaptive = nic.adaptive_rx;
-  s.tx.normal = {nic.tx_usecs, nic.tx_frames};
-  s.pkt_rate_low = nic.pkt_rate_low;
-  s.pkt_rate_high = nic.pkt_rate_high;
-  s.sample_interval = nic.sample_interval;
-  return s;
-}
 
 Scenario default_scenario() {
   static const Scenario defaults = make_defaults();
@@ -407,48 +381,16 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
     return fail({"traffic.on-time",
                  "traffic.kind = \"on-off\" needs a burst length; allowed: a duration above 0"});
   }
+  if (t.kind == TrafficKind::request_response && t.rate == 0) {
+    return fail({"traffic.rate",
+                 "traffic.kind = \"request-response\" needs a request rate; allowed: 1 request/s "
+                 "or more"});
+  }
   if (t.kind == TrafficKind::poisson && t.rate == 0) {
     return fail({"traffic.rate",
                  "traffic.kind = \"poisson\" needs an average rate; allowed: 1 frame/s or more"});
   }
-  const NicSection& nic = s.nic;
-  switch (nic.moderation) {
-    case Moderation::none:
-    case Moderation::dim:
-      break;
-    case Moderation::coalesce:
-      if (auto e = coalesce::validate(coalesce_settings(nic)))
-        return fail(rekey(*e, "nic", "", ""));
-      break;
-    case Moderation::lli: {
-      lli::Settings settings;
-      settings.ring_threshold = nic.lli_ring_threshold;
-      settings.interval = nic.lli_interval;
-      const auto config = lli::make_config(settings);
-      if (!config) {
-        Error e = rekey(config.error(), "nic", "ring-threshold", "nic.lli-ring-threshold");
-        return fail(rekey(e, "nic", "ll-interval", "nic.lli-interval"));
-      }
-      [[fallthrough]];  // LLI rides on a static ITR
-    }
-    case Moderation::itr: {
-      const auto encoding = itr::encode_rate(nic.itr_device, nic.itr_rate);
-      if (!encoding) {
-        Error e = rekey(encoding.error(), "nic", "rate", "nic.itr-rate");
-        return fail(rekey(e, "nic", "device", "nic.itr-device"));
-      }
-      break;
-    }
-    case Moderation::adaptive_itr: {
-      adaptive_itr::Config config;
-      config.rx_usecs = nic.rx_usecs;
-      config.tx_usecs = nic.tx_usecs;
-      config.adaptive_rx = nic.adaptive_rx;  // off: i40e with a static rx-usecs
-      config.busy_poll_exit_swint = nic.busy_poll_exit_swint;
-      if (auto e = adaptive_itr::validate(config)) return fail(rekey(*e, "nic", "", ""));
-      break;
-    }
-  }
+  if (auto e = validate_policies(s)) return fail(std::move(*e));
   const CpuSection& cpu = s.cpu;
   if (cpu.irq_core >= cpu.cores) {
     return fail({"cpu.irq-core", std::to_string(cpu.irq_core) + " is not a core; allowed: 0 to " +

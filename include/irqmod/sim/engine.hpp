@@ -2,9 +2,14 @@
 // (time, sequence number), lazy cancellation, no per-event allocation and no std::function.
 //
 // An event is a 32-byte POD: when, its sequence number and a 16-bit kind packed in one word, a
-// 32-bit target (which component: a NIC queue, a core) and a 64-bit payload. The engine never
-// interprets kind, target or payload; the handler given to run_until() does, with a switch. Because
-// run_until() is a template over the handler, dispatch is a direct (inlinable) call.
+// 32-bit target and a 64-bit payload. The engine never interprets kind or payload.
+//
+// The target names an endpoint: a plain function pointer and the component it belongs to, bound
+// once at set-up (bind()) and kept in a table, so an event carries a 32-bit index and dispatching
+// it is one indirect call, with no allocation and no std::function. Each component has its own
+// few event kinds and its own small switch in its handler; the engine knows none of them.
+// run_until(end) dispatches through the table; run_until(end, handler) hands every event to one
+// callable instead (a template, so a direct, inlinable call), which may wrap dispatch().
 //
 // Cancellation is lazy: a cancellable event belongs to a *slot* (a timer: an ITR timer, a
 // coalescing deadline, a busy-poll timeout). Arming a slot again or cancelling it leaves the old
@@ -50,6 +55,20 @@ struct Event {
 };
 static_assert(sizeof(Event) == 32, "four events per two cache lines");
 
+// Where an event goes: a component's handler and the component. Bound without allocation.
+struct Endpoint {
+  void (*handle)(void* self, const Event& event) = nullptr;
+  void* self = nullptr;
+
+  void operator()(const Event& event) const { handle(self, event); }
+};
+
+// An endpoint's index in the engine's table; what Event::target holds.
+struct EndpointId {
+  std::uint32_t index = std::numeric_limits<std::uint32_t>::max();
+  friend constexpr bool operator==(EndpointId, EndpointId) = default;
+};
+
 // Earlier time first; equal times in the order they were scheduled.
 struct EventBefore {
   bool operator()(const Event& a, const Event& b) const {
@@ -82,6 +101,29 @@ class Engine {
   SlotId make_slot() {
     slots_.push_back(SlotState{});
     return SlotId{static_cast<std::uint32_t>(slots_.size() - 1)};
+  }
+
+  // A new endpoint for `handle(self, event)`. Call at set-up; endpoints live as long as the engine.
+  EndpointId add_endpoint(Endpoint endpoint) {
+    endpoints_.push_back(endpoint);
+    return EndpointId{static_cast<std::uint32_t>(endpoints_.size() - 1)};
+  }
+
+  // An endpoint that calls `(object.*Method)(event)`.
+  template <auto Method, typename T>
+  EndpointId bind(T& object) {
+    return add_endpoint(Endpoint{
+        [](void* self, const Event& event) { (static_cast<T*>(self)->*Method)(event); }, &object});
+  }
+
+  // Schedules an event for `to` that cannot be cancelled. Precondition: at >= now().
+  void schedule(Instant at, EndpointId to, std::uint16_t kind, std::uint64_t payload = 0) {
+    push(ns_since_epoch(at), kind, to.index, payload, 0);
+  }
+
+  // Schedules the slot's event for `to` at `at`, replacing the one it had pending (if any).
+  void arm(SlotId slot, Instant at, EndpointId to, std::uint16_t kind, std::uint64_t payload = 0) {
+    arm(slot, at, kind, to.index, payload);
   }
 
   // Schedules an event that cannot be cancelled. Precondition: at >= now().
@@ -143,6 +185,15 @@ class Engine {
     return stats_.dispatched - before;
   }
 
+  // Hands `event` to its target endpoint: for a handler given to run_until() that wraps the
+  // dispatch (the simulator lands frames before every event and re-arms a watch after it).
+  void dispatch(const Event& event) const { endpoints_[event.target](event); }
+
+  // Runs every event with time <= end, each handed to its target endpoint.
+  std::uint64_t run_until(Instant end) {
+    return run_until(end, [this](const Event& event) { dispatch(event); });
+  }
+
   // Makes run_until() return after the current event.
   void stop() { stop_ = true; }
 
@@ -183,6 +234,7 @@ class Engine {
 
   QuaternaryHeap<Event, EventBefore> heap_;
   std::vector<SlotState> slots_;
+  std::vector<Endpoint> endpoints_;
   std::int64_t now_ns_ = 0;
   std::uint64_t next_sequence_ = 1;  // 0 is never used: armed_order 0 means "none"
   std::size_t stale_ = 0;            // stale events still in the heap

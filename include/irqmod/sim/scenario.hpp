@@ -226,10 +226,6 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
 // validator, cores exist, ...). `file` is used in the Diagnostic; the line is 0.
 std::optional<Diagnostic> validate(const Scenario& scenario, std::string_view file = "");
 
-// The ethtool coalescing settings of [nic] (rx-usecs, rx-frames, the -irq and band pairs,
-// adaptive-rx, pkt-rate-low/high, sample-interval, tx-usecs/frames).
-coalesce::Settings coalesce_settings(const NicSection& nic);
-
 // Writes every key, section by section in schema order, as TOML that loads back to `scenario`.
 void write_toml(std::ostream& out, const Scenario& scenario);
 

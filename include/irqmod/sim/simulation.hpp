@@ -66,10 +66,6 @@ constexpr std::uint32_t udp_frame_bytes(std::uint32_t payload) {
   return frame < 64 ? 64 : frame;
 }
 
-// net.core.rmem_default: 212992 bytes on Linux x86-64 (SK_RMEM_MAX as 256 * SKB_TRUESIZE(256)).
-// The model counts frame bytes against it, not the larger skb truesize.
-inline constexpr std::uint64_t kSocketReceiveBytes = 212'992;
-
 // Runs `scenario` (already validated) to its duration. Errors: a capture that cannot be loaded
 // (key traffic.pcap), a setting the model does not cover (named by its key), a broken
 // conservation check (key "conservation").

@@ -1,0 +1,62 @@
+// The builder: a validated scenario becomes the components of one run, created and wired in a
+// fixed order (so that ties between events break the same way every time), and the run's books.
+//
+// Order: cores and their NET_RX, the MSI-X table, the port, the stack and sockets, the queue
+// vectors (one per queue, each adding its MSI-X vector), the Tx queues, the applications, the
+// peers; then the first events (timers of the queue vectors, the peers' first messages).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "irqmod/error.hpp"
+#include "irqmod/sim/scenario.hpp"
+#include "sim/app/server.hpp"
+#include "sim/cpu/core.hpp"
+#include "sim/cpu/net_rx.hpp"
+#include "sim/far/clients.hpp"
+#include "sim/far/peer.hpp"
+#include "sim/host/socket.hpp"
+#include "sim/host/stack.hpp"
+#include "sim/irq/msix.hpp"
+#include "sim/nic/port.hpp"
+#include "sim/nic/queue_vector.hpp"
+#include "sim/nic/rx_queue.hpp"
+#include "sim/nic/tx_queue.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+
+// Every component of a run. Containers are deques: elements never move once built, so the
+// references components hold to each other stay valid.
+struct Host {
+  explicit Host(World& w) : world(w) {}
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  World& world;
+  std::deque<Core> cores;
+  std::deque<NetRx> net_rx;  // by core
+  std::optional<MsixTable> msix;
+  std::optional<Port> port;
+  Peers peers;  // by flow
+  std::optional<Stack> stack;
+  std::deque<Socket> sockets;
+  std::deque<RxQueue> rx_queues;
+  std::deque<QueueVector> queue_vectors;  // by queue
+  std::deque<TxQueue> tx_queues;
+  std::deque<Application> applications;
+  std::deque<PingPongClient> ping_pong_clients;
+  std::deque<RequestSender> request_senders;
+
+  // Frames entered, delivered, dropped and in flight: the conservation check.
+  Conservation books() const;
+};
+
+// Builds the components of `scenario` into `host`. Errors: a capture that cannot be loaded (key
+// traffic.pcap), a setting the model does not cover (named by its key).
+std::optional<Error> build(const Scenario& scenario, Host& host);
+
+}  // namespace irqmod::sim

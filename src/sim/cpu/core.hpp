@@ -1,0 +1,126 @@
+// A CPU core: a stack of jobs by level (hardirq > softirq > ksoftirqd > thread). The running
+// job's segment is one engine event; a higher-level job preempts it and it resumes later with
+// the time it had left. CPU time is charged per context kind as segments end, and each segment
+// is a slice on the core's timeline.
+//
+// The core knows a job only as (its type's two functions, the object, the level): it never sees
+// an application's phases or a NAPI context. NET_RX is raised as a flag, the way
+// __raise_softirq_irqoff sets a pending bit; the core starts the NET_RX job (set_softirq_job) on
+// the next occasion where nothing of softirq level or above runs, as irq_exit / local_bh_enable do.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "irqmod/sim/engine.hpp"
+#include "irqmod/sim/metrics.hpp"
+#include "irqmod/time.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+
+class Core;
+
+// One stretch of work: how long, what it is charged to, and its name on the timeline.
+struct Segment {
+  Duration length{};
+  ContextKind charge = ContextKind::thread;
+  std::string_view label;  // a string literal: the trace keeps it until the slice is written
+};
+
+// A job's behaviour. start(): the job reached the top for the first time; its first segment, or
+// none when it has nothing to do (it is dropped). next(): its segment ended; the next segment,
+// or none when the job is finished.
+struct JobType {
+  std::optional<Segment> (*start)(void* self, Core& core);
+  std::optional<Segment> (*next)(void* self, Core& core);
+};
+
+// A job as the core holds it: its type and object.
+struct JobRef {
+  const JobType* type = nullptr;
+  void* self = nullptr;
+  friend bool operator==(const JobRef&, const JobRef&) = default;
+};
+
+// The type whose start() and next() call `T::start(Core&)` and `T::next(Core&)`.
+template <typename T>
+inline constexpr JobType kJobTypeOf{
+    [](void* self, Core& core) { return static_cast<T*>(self)->start(core); },
+    [](void* self, Core& core) { return static_cast<T*>(self)->next(core); }};
+
+template <typename T>
+JobRef job_of(T& object) {
+  return JobRef{&kJobTypeOf<T>, &object};
+}
+
+// Job levels, lowest first; a job preempts every job of a lower level.
+enum class Level : std::uint8_t { thread, ksoftirqd, softirq, hardirq, kCount };
+
+class Core {
+ public:
+  // The most jobs a core's stack holds: a thread, ksoftirqd, NET_RX and hardirqs queued behind
+  // the running one (each vector is masked while its interrupt is handled).
+  static constexpr std::size_t kMaxJobs = 8;
+
+  Core(World& world, std::uint32_t index);
+  Core(const Core&) = delete;
+  Core& operator=(const Core&) = delete;
+
+  std::uint32_t index() const { return index_; }
+  World& world() { return world_; }
+  Instant now() const { return world_.now(); }
+
+  // The NET_RX job, started when the softirq is raised (set once, at set-up).
+  void set_softirq_job(JobRef job) { softirq_job_ = job; }
+
+  // Puts `job` on the stack at `level`, behind the jobs of its level already there; starts it
+  // now if it is the highest.
+  void push(JobRef job, Level level);
+
+  // NET_RX pending (__raise_softirq_irqoff): the softirq job runs once nothing of softirq level
+  // or above is running.
+  void raise_softirq() { softirq_pending_ = true; }
+  // The pending bit is taken: the running NET_RX job handles what raised it.
+  void clear_softirq() { softirq_pending_ = false; }
+  bool softirq_pending() const { return softirq_pending_; }
+
+  // Jobs of `level` on the stack (running or preempted).
+  std::size_t jobs_at(Level level) const { return count_[static_cast<std::size_t>(level)]; }
+
+  // Charges the running segment up to now and writes the idle time left open: the end of a run.
+  void finish();
+
+ private:
+  struct Job {
+    JobRef ref;
+    Level level = Level::thread;
+    Segment segment;       // the running segment (length = its whole length)
+    Duration remaining{};  // of the running segment
+    bool fresh = true;     // not started: start() has not been called
+  };
+
+  void on_event(const Event& event);
+  void settle();
+  void pause_top();
+  void run_top();
+  void charge_top(Duration elapsed);
+  void pop_top();
+
+  World& world_;
+  std::uint32_t index_;
+  EndpointId endpoint_{};
+  SlotId done_{};  // the running segment's end
+  std::array<Job, kMaxJobs> stack_{};
+  std::size_t depth_ = 0;
+  std::array<std::size_t, static_cast<std::size_t>(Level::kCount)> count_{};
+  Instant segment_start_{};
+  JobRef softirq_job_{};
+  bool softirq_pending_ = false;
+  std::optional<Instant> idle_since_ = Instant{};  // nothing to run since then (for the trace)
+};
+
+}  // namespace irqmod::sim

@@ -1,0 +1,60 @@
+// The answering peers. See clients.hpp.
+#include "sim/far/clients.hpp"
+
+#include <algorithm>
+
+namespace irqmod::sim {
+
+PingPongClient::PingPongClient(World& world, Port& port, std::uint32_t flow,
+                               std::uint32_t frame_bytes, std::uint64_t mps)
+    : world_(world), port_(port), flow_(flow), frame_bytes_(frame_bytes), mps_(mps) {}
+
+PeerEndpoint PingPongClient::endpoint() {
+  PeerEndpoint e;
+  e.reply = [](void* self, const Packet&, std::int64_t arrival_ns) {
+    static_cast<PingPongClient*>(self)->on_reply(arrival_ns);
+  };
+  e.lost = [](void* self) { static_cast<PingPongClient*>(self)->on_lost(); };
+  e.self = this;
+  e.answered = true;
+  return e;
+}
+
+void PingPongClient::send(Instant at) {
+  // sockperf --mps: one request per 1/mps at most; 0 (max) sends on the reply.
+  std::int64_t send_ns = ns_since_epoch(at);
+  if (mps_ > 0) {
+    send_ns = std::max(send_ns, next_slot_ns_);
+    next_slot_ns_ = send_ns + 1'000'000'000 / static_cast<std::int64_t>(mps_);
+  }
+  sent_ns_ = send_ns;
+  const std::int64_t arrival_ns = send_ns + port_.link().reception_ps(frame_bytes_) / 1000;
+  port_.inject(Packet{arrival_ns, frame_bytes_, flow_});
+}
+
+void PingPongClient::on_reply(std::int64_t arrival_ns) {
+  world_.report.latency.record((arrival_ns - sent_ns_) / 2);
+  send(std::max(world_.now(), at_ns(arrival_ns)));
+}
+
+// sockperf counts the message as dropped; the client then sends the next one.
+void PingPongClient::on_lost() {
+  ++world_.report.sockperf.dropped;
+  send(world_.now());
+}
+
+PeerEndpoint RequestSender::endpoint() {
+  PeerEndpoint e;
+  e.reply = [](void* self, const Packet& request, std::int64_t arrival_ns) {
+    auto* sender = static_cast<RequestSender*>(self);
+    const std::int64_t sent_ns =
+        request.arrival_ns - sender->link_.reception_ps(request.frame_bytes) / 1000;
+    sender->world_.report.latency.record((arrival_ns - sent_ns) / 2);
+  };
+  e.lost = [](void* self) { ++static_cast<RequestSender*>(self)->world_.report.sockperf.dropped; };
+  e.self = this;
+  e.answered = true;
+  return e;
+}
+
+}  // namespace irqmod::sim

@@ -1,0 +1,57 @@
+// The senders on the far side of the link that expect answers, with sockperf's bookkeeping:
+// latency is half the round trip (sockperf's default), measured from the request's first bit
+// leaving the sender to the reply's last bit arriving; a lost message counts as dropped.
+//
+//   PingPongClient   sockperf ping-pong: one message in flight, the next sent when the reply
+//                    arrives (paced to --mps), or at once when a message was lost (the model's
+//                    sender learns of the loss from the books; a real client would wait for
+//                    its receive timeout first).
+//   RequestSender    open-loop requests from a generator (the port carries them); it only
+//                    records the answers.
+//
+// The sender costs nothing: it stands for a client on another machine.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/far/peer.hpp"
+#include "sim/nic/port.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+
+class PingPongClient {
+ public:
+  // Messages of `frame_bytes` for flow `flow` through `port`; `mps` 0 = --mps=max.
+  PingPongClient(World& world, Port& port, std::uint32_t flow, std::uint32_t frame_bytes,
+                 std::uint64_t mps);
+
+  // The first request, at time 0.
+  void start() { send(Instant{}); }
+  PeerEndpoint endpoint();
+
+ private:
+  void on_reply(std::int64_t arrival_ns);
+  void on_lost();
+  void send(Instant at);
+
+  World& world_;
+  Port& port_;
+  std::uint32_t flow_;
+  std::uint32_t frame_bytes_;
+  std::uint64_t mps_;
+  std::int64_t sent_ns_ = 0;       // when the request in flight left the client
+  std::int64_t next_slot_ns_ = 0;  // --mps pacing
+};
+
+class RequestSender {
+ public:
+  RequestSender(World& world, const Link& link) : world_(world), link_(link) {}
+  PeerEndpoint endpoint();
+
+ private:
+  World& world_;
+  const Link& link_;  // the requests' wire, to find when each left the sender
+};
+
+}  // namespace irqmod::sim

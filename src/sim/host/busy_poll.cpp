@@ -1,0 +1,74 @@
+// The busy loop. See busy_poll.hpp.
+#include "sim/host/busy_poll.hpp"
+
+#include <algorithm>
+
+namespace irqmod::sim {
+namespace {
+
+constexpr std::string_view kLabel = "busy poll";
+
+}  // namespace
+
+Segment BusyLoop::begin(QueueVector& napi, Core& core) {
+  napi_ = &napi;
+  start_ = core.now();
+  owned_ = false;
+  polled_ = false;
+  final_ = false;
+  return iteration(core);
+}
+
+// One iteration: try to own the context, poll it.
+Segment BusyLoop::iteration(Core& core) {
+  const Instant now = core.now();
+  napi_->catch_up_arrivals();
+  if (!owned_) owned_ = napi_->napi().busy_poll_acquire(settings_.prefer);
+  if (!owned_) return Segment{settings_.iteration, ContextKind::busy_poll, kLabel};
+  napi_->napi().busy_poll_begin(settings_.budget);
+  const int scanned = napi_->scan(settings_.budget);
+  Duration cost = settings_.iteration + scanned * napi_->costs().rx_packet;
+  if (scanned == 0 && polled_) {
+    // After one empty poll (which left the vector in write-back-only mode), further empty polls
+    // change nothing while the context is ours: jump to the iteration at which the next frame
+    // is written back or the loop times out.
+    const auto start_units = static_cast<std::uint64_t>(ns_since_epoch(start_)) >> 10;
+    const Instant timeout =
+        at_ns(static_cast<std::int64_t>((start_units + settings_.usecs + 1) << 10));
+    const Instant until = std::min(napi_->next_writeback(), timeout);
+    if (until > now + settings_.iteration) {
+      const std::int64_t iterations =
+          (until - now + settings_.iteration - nanoseconds(1)) / settings_.iteration;
+      cost = iterations * settings_.iteration;
+    }
+  }
+  polled_ = true;
+  return Segment{cost, ContextKind::busy_poll, kLabel};
+}
+
+std::optional<Segment> BusyLoop::next(Core& core, const Socket& socket) {
+  const Instant now = core.now();
+  napi::Context& napi = napi_->napi();
+  if (final_) {
+    const int n = napi_->polled();
+    napi_->complete(napi.final_poll_end(now, n), n, core);
+    owned_ = false;
+    final_ = false;
+    return std::nullopt;
+  }
+  if (owned_) {
+    const int n = napi_->polled();
+    napi_->complete(napi.busy_poll_end(now, n), n, core);
+  }
+  const bool end = !socket.empty() || napi::busy_loop_timed_out(start_, now, settings_.usecs);
+  if (!end) return iteration(core);
+  if (!owned_) return std::nullopt;
+  if (auto t = napi.busy_poll_stop(now, settings_.prefer)) napi_->arm_napi_timer(*t, core);
+  final_ = true;
+  napi.final_poll_begin();
+  const int n = napi_->scan(settings_.budget);
+  return Segment{napi_->costs().napi_poll + n * napi_->costs().rx_packet, ContextKind::busy_poll,
+                 kLabel};
+}
+
+}  // namespace irqmod::sim

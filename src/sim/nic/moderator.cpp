@@ -1,0 +1,127 @@
+// Rx moderation variants. See moderator.hpp.
+#include "sim/nic/moderator.hpp"
+
+#include "sim/policy_config.hpp"
+
+namespace irqmod::sim {
+
+std::variant<RxModerator::Immediate, RxModerator::Coalescing, RxModerator::LowLatency>
+RxModerator::make(const Scenario& s) {
+  switch (s.nic.moderation) {
+    case Moderation::coalesce:
+      return Coalescing{coalesce::Coalescer(coalesce_settings(s.nic), coalesce::Direction::rx),
+                        std::nullopt, std::nullopt};
+    case Moderation::dim: {
+      dim::NetDim dim(dim::default_profiles(dim::Direction::rx, dim::CqPeriodMode::start_from_eqe));
+      coalesce::Settings settings;
+      settings.rx.normal = {dim.profile().usec, dim.profile().pkts};
+      return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::rx), dim, std::nullopt};
+    }
+    case Moderation::lli:
+      return LowLatency{lli::LowLatencyInterrupts(lli::make_config(lli_settings(s.nic)).value())};
+    case Moderation::none:
+    case Moderation::itr:
+    case Moderation::adaptive_itr:
+      break;
+  }
+  return Immediate{};
+}
+
+RxModerator::RxModerator(const Scenario& scenario) : state_(make(scenario)) {}
+
+Arm RxModerator::on_writeback(napi::Vector& vector, Instant t, std::uint32_t free_descriptors,
+                              std::uint32_t frame_bytes) {
+  if (auto* c = std::get_if<Coalescing>(&state_)) {
+    // In write-back-only mode the device keeps no cause, so nothing starts the timer.
+    if (drops_causes(vector)) return {};
+    c->coalescer.on_completion(t);
+    return recheck(vector, t);
+  }
+  if (auto* l = std::get_if<LowLatency>(&state_)) {
+    lli::PacketInfo info;
+    info.length = frame_bytes;
+    info.l4 = lli::L4::udp;
+    if (l->lli.on_rx(t, free_descriptors, info)) return Arm{vector.on_immediate_cause(t), {}};
+  }
+  return Arm{vector.on_cause(t), {}};
+}
+
+Arm RxModerator::catch_up(napi::Vector& vector, Instant t) {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c) return {};
+  const auto d = c->coalescer.deadline();
+  if (!d || *d > t || c->caught_up == d) return {};  // once per deadline: again changes nothing
+  if (!c->coalescer.due(*d)) return {};
+  c->caught_up = d;
+  return Arm{vector.on_cause(*d), {}};
+}
+
+Arm RxModerator::recheck(napi::Vector& vector, Instant t) {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c) return {};
+  if (c->coalescer.due(t)) return Arm{vector.on_cause(t), {}};
+  return Arm{{}, c->coalescer.deadline()};
+}
+
+bool RxModerator::wants_next_frame(const napi::Vector& vector) const {
+  if (vector.state() != napi::VectorState::armed) return false;
+  // A queue cause already waiting for its throttle changes nothing with more frames, unless
+  // LLI's ring trigger can fire at any frame; a coalescer that counts time only has its deadline.
+  if (std::holds_alternative<LowLatency>(state_)) return true;
+  if (vector.queue_pending()) return false;
+  if (const auto* c = std::get_if<Coalescing>(&state_)) {
+    return !(c->coalescer.pending() > 0 && c->coalescer.thresholds().frames == 0);
+  }
+  return true;
+}
+
+void RxModerator::on_interrupt(Instant t) {
+  if (auto* c = std::get_if<Coalescing>(&state_)) c->coalescer.on_interrupt(t);
+}
+
+Arm RxModerator::on_enabled(napi::Vector& vector, Instant t) {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c) return {};
+  c->coalescer.on_irq_enabled(t);
+  return recheck(vector, t);
+}
+
+Arm RxModerator::on_completed_poll(napi::Vector& vector, Instant t, const DimCounters& counters,
+                                   std::optional<std::uint32_t>& usecs) {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c || !c->dim) return {};
+  const dim::Sample sample = dim::make_sample(t, counters.events, counters.packets, counters.bytes);
+  const dim::Decision d = c->dim->step(sample, t);
+  if (!d.apply) return {};
+  c->coalescer.program_normal({d.profile.usec, d.profile.pkts});
+  c->dim->acknowledge();
+  usecs = d.profile.usec;
+  return recheck(vector, t);
+}
+
+bool RxModerator::on_causes_dropped(const napi::Vector& vector) {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c || !drops_causes(vector)) return false;
+  c->coalescer.discard_pending();  // as the vector dropped its queue cause
+  return true;
+}
+
+Duration RxModerator::sample_interval() const {
+  const auto* c = std::get_if<Coalescing>(&state_);
+  return c ? c->coalescer.sample_interval() : Duration::zero();
+}
+
+Arm RxModerator::on_sample(napi::Vector& vector, Instant t, std::uint64_t frames_arrived) {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c) return {};
+  c->coalescer.on_sample(t, frames_arrived);
+  return recheck(vector, t);
+}
+
+std::optional<std::uint32_t> RxModerator::coalescing_usecs() const {
+  const auto* c = std::get_if<Coalescing>(&state_);
+  if (!c) return std::nullopt;
+  return c->coalescer.thresholds().usecs;
+}
+
+}  // namespace irqmod::sim

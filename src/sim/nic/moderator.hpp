@@ -1,0 +1,101 @@
+// Rx interrupt moderation in front of a queue vector: one variant, so that the kinds of
+// nic.moderation differ in one place instead of a switch at every step.
+//
+//   Immediate   none, itr, adaptive-itr: every write-back is a cause of the vector at once; the
+//               vector's throttle (EITR / i40e's ITR, fixed or adapted by the driver) does the rest
+//   Coalescing  coalesce and dim: ethtool's rx-usecs / rx-frames (and the -irq pair, the rate
+//               bands); for dim, net_dim reprograms the pair after every completed poll
+//   LowLatency  lli: a static ITR plus 82599 low-latency interrupts that bypass it
+//
+// Each step returns what to arm (the vector's due time, the coalescing deadline) instead of
+// arming it: the queue vector owns the events.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+#include "irqmod/napi/vector.hpp"
+#include "irqmod/policy/coalesce.hpp"
+#include "irqmod/policy/dim.hpp"
+#include "irqmod/policy/lli.hpp"
+#include "irqmod/sim/scenario.hpp"
+#include "irqmod/time.hpp"
+
+namespace irqmod::sim {
+
+// What a moderation step wants armed.
+struct Arm {
+  std::optional<Instant> vector_due;  // the vector's interrupt is due then
+  std::optional<Instant> deadline;    // the coalescer's usecs deadline (its own event)
+};
+
+// What net_dim sees after a completed poll (mlx5e_handle_rx_dim, enetc): cumulative counters.
+struct DimCounters {
+  std::uint64_t events = 0;   // interrupts of the vector
+  std::uint64_t packets = 0;  // frames cleaned
+  std::uint64_t bytes = 0;    // their bytes
+};
+
+class RxModerator {
+ public:
+  // Precondition: the scenario validated (policy_config's mappings accept it).
+  explicit RxModerator(const Scenario& scenario);
+
+  // A frame was written back at `t`. `free_descriptors`: the ring's free descriptors after it
+  // (LLI's ring trigger); `frame_bytes`: its size (LLI's size trigger).
+  Arm on_writeback(napi::Vector& vector, Instant t, std::uint32_t free_descriptors,
+                   std::uint32_t frame_bytes);
+
+  // Coalescing: a deadline that passed between two events, found while landing frames late. The
+  // cause was raised at the deadline, under the pair in effect then (still in effect: only
+  // events change it). Once per deadline.
+  Arm catch_up(napi::Vector& vector, Instant t);
+
+  // Coalescing: the decision after anything that changed it (a deadline event, the -irq pair
+  // ending, a rate band, a DIM profile): a cause now if due, else the deadline.
+  Arm recheck(napi::Vector& vector, Instant t);
+
+  // The device must react to the next write-back (so an event must land it): the vector is armed
+  // and nothing is already due that more frames would not change.
+  bool wants_next_frame(const napi::Vector& vector) const;
+
+  void on_interrupt(Instant t);
+  // The driver re-enabled the interrupt.
+  Arm on_enabled(napi::Vector& vector, Instant t);
+  // A poll completed and the driver will re-enable (rearm): net_dim's sample. `usecs` is set
+  // when a new profile was applied.
+  Arm on_completed_poll(napi::Vector& vector, Instant t, const DimCounters& counters,
+                        std::optional<std::uint32_t>& usecs);
+  // The vector dropped its queue cause (write-back-only mode): the coalescer forgets its frames.
+  // True when it had a deadline to cancel.
+  bool on_causes_dropped(const napi::Vector& vector);
+
+  // Coalescing with adaptive-rx: the sample-interval timer, zero when there is none.
+  Duration sample_interval() const;
+  Arm on_sample(napi::Vector& vector, Instant t, std::uint64_t frames_arrived);
+
+  // The setting in effect for the trace: rx-usecs of a coalescer, else none.
+  std::optional<std::uint32_t> coalescing_usecs() const;
+
+ private:
+  struct Immediate {};
+  struct Coalescing {
+    coalesce::Coalescer coalescer;
+    std::optional<dim::NetDim> dim;
+    std::optional<Instant> caught_up;  // the deadline catch_up() last raised
+  };
+  struct LowLatency {
+    lli::LowLatencyInterrupts lli;
+  };
+
+  static std::variant<Immediate, Coalescing, LowLatency> make(const Scenario& scenario);
+  static bool drops_causes(const napi::Vector& vector) {
+    return vector.state() == napi::VectorState::writeback_only &&
+           !vector.config().latch_in_writeback_only;
+  }
+
+  std::variant<Immediate, Coalescing, LowLatency> state_;
+};
+
+}  // namespace irqmod::sim

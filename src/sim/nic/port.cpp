@@ -1,0 +1,95 @@
+// The port: lazy landing of arrivals. See port.hpp.
+#include "sim/nic/port.hpp"
+
+#include <algorithm>
+
+namespace irqmod::sim {
+namespace {
+
+enum Kind : std::uint16_t {
+  kArrivalWatch = 1,  // the next write-back, while a queue must react to it
+  kInjected,          // a single frame's write-back (payload: its slot)
+};
+
+}  // namespace
+
+Port::Port(World& world, std::uint64_t link_bps, Duration dma_delay)
+    : world_(world), link_(link_bps), tx_wire_(link_bps), dma_delay_(dma_delay) {
+  endpoint_ = world_.engine.bind<&Port::on_event>(*this);
+  watch_ = world_.engine.make_slot();
+}
+
+void Port::add_stream(ArrivalStream stream) {
+  stream_.emplace(std::move(stream));
+}
+
+LazyArrivals Port::lazy_arrivals() {
+  return LazyArrivals{
+      [](void* self, Instant now) { static_cast<Port*>(self)->land(now); },
+      [](const void* self) { return static_cast<const Port*>(self)->next_writeback(); }, this};
+}
+
+void Port::inject(const Packet& packet) {
+  std::size_t slot = 0;
+  while (slot < injected_.size() && injected_[slot].pending)
+    ++slot;
+  if (slot == injected_.size()) injected_.emplace_back();
+  const Instant writeback = at_ns(packet.arrival_ns) + dma_delay_;
+  injected_[slot] = Injected{packet, writeback, true};
+  world_.engine.schedule(writeback, endpoint_, kInjected, slot);
+}
+
+void Port::on_event(const Event& event) {
+  switch (event.kind()) {
+    case kArrivalWatch:
+      break;  // the frames were landed before the event was handled
+    case kInjected: {
+      Injected& injected = injected_[event.payload];
+      injected.pending = false;
+      queue_of(injected.packet).land(injected.packet, world_.now());
+      break;
+    }
+  }
+}
+
+void Port::land(Instant until) {
+  if (!stream_) return;
+  stream_->take_until(until - dma_delay_, [&](const Packet& p) {
+    const Instant writeback = at_ns(p.arrival_ns) + dma_delay_;
+    QueueVector& queue = queue_of(p);
+    queue.catch_up(writeback);
+    queue.land(p, writeback);
+  });
+  for (QueueVector* queue : queues_)
+    queue->catch_up(until);
+}
+
+Instant Port::next_writeback() const {
+  Instant next = Instant::max();
+  if (stream_ && stream_->next_arrival() != Instant::max()) {
+    next = stream_->next_arrival() + dma_delay_;
+  }
+  for (const Injected& injected : injected_) {
+    if (injected.pending) next = std::min(next, injected.writeback);
+  }
+  return next;
+}
+
+void Port::update_watch() {
+  if (!stream_) return;  // single frames have their own event
+  bool watch = world_.event_per_arrival;
+  for (std::size_t i = 0; !watch && i < queues_.size(); ++i)
+    watch = queues_[i]->wants_next_frame();
+  if (!watch) {
+    world_.engine.cancel(watch_);
+    return;
+  }
+  const Instant next = stream_->next_arrival();
+  if (next == Instant::max()) return;
+  const Instant at = std::max(next + dma_delay_, world_.now());
+  if (!world_.engine.armed(watch_) || world_.engine.deadline(watch_) != at) {
+    world_.engine.arm(watch_, at, endpoint_, kArrivalWatch);
+  }
+}
+
+}  // namespace irqmod::sim

@@ -1,0 +1,67 @@
+// A NIC port: the receive side of the link (the peer's frames, serialised on the wire, written
+// back after nic.dma-delay) and its transmit wire back to the peer. Frames are not events: the
+// port lands every frame that has arrived up to the time of whatever event is handled next, in
+// arrival order, each into its queue. It schedules an event at the next write-back only while a
+// queue's device must react to it (its vector armed with nothing due), and one per single frame
+// a peer sends (a ping-pong request), which is landed at its write-back.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "irqmod/sim/link.hpp"
+#include "irqmod/sim/traffic.hpp"
+#include "sim/nic/queue_vector.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+
+class Port {
+ public:
+  Port(World& world, std::uint64_t link_bps, Duration dma_delay);
+  Port(const Port&) = delete;
+  Port& operator=(const Port&) = delete;
+
+  // Frames of `stream` arrive on this port.
+  void add_stream(ArrivalStream stream);
+  // The queues frames are steered to (queue 0 only, for now).
+  void set_queues(std::vector<QueueVector*> queues) { queues_ = std::move(queues); }
+
+  // A single frame a peer sends (its last bit reaches the port at packet.arrival_ns): it is
+  // written back after the DMA delay, with an event of its own.
+  void inject(const Packet& packet);
+
+  // Lands every frame written back up to `until`.
+  void land(Instant until);
+  // When the next frame is written back (Instant::max() when none will be).
+  Instant next_writeback() const;
+  // After every event: an event at the next write-back while a queue must react to it.
+  void update_watch();
+
+  const Link& link() const { return link_; }
+  Link& tx_wire() { return tx_wire_; }
+  Duration dma_delay() const { return dma_delay_; }
+  LazyArrivals lazy_arrivals();
+
+ private:
+  void on_event(const Event& event);
+  QueueVector& queue_of(const Packet&) { return *queues_[0]; }
+
+  World& world_;
+  Link link_;     // peer -> port
+  Link tx_wire_;  // port -> peer
+  Duration dma_delay_;
+  std::optional<ArrivalStream> stream_;
+  std::vector<QueueVector*> queues_;
+  struct Injected {
+    Packet packet;
+    Instant writeback;
+    bool pending = false;
+  };
+  std::vector<Injected> injected_;  // single frames in flight; slots are reused
+  EndpointId endpoint_{};
+  SlotId watch_{};
+};
+
+}  // namespace irqmod::sim

@@ -1,0 +1,234 @@
+// A queue vector: NAPI context, MSI-X vector, driver and moderation. See queue_vector.hpp.
+#include "sim/nic/queue_vector.hpp"
+
+#include <algorithm>
+
+#include "sim/policy_config.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+enum Kind : std::uint16_t {
+  kVectorDue = 1,     // the vector's interrupt is due
+  kCoalesceDeadline,  // the coalescer's usecs timer
+  kNapiTimer,         // napi->timer: deferral, prefer-busy-poll and IRQ-suspension watchdog
+  kRateSample,        // coalesce adaptive-rx: the sample-interval timer
+};
+
+}  // namespace
+
+const NapiOps QueueVector::kNapiOps{
+    [](void* self, const Core& core) { return static_cast<QueueVector*>(self)->take(core); },
+    [](void* self, Core& core) { return static_cast<QueueVector*>(self)->poll_begin(core); },
+    [](void* self, Core& core) { return static_cast<QueueVector*>(self)->poll_end(core); }};
+
+QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue& rx,
+                         MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx, Stack& stack,
+                         const Peers& peers, LazyArrivals arrivals, PollCosts costs)
+    : world_(world),
+      index_(index),
+      rx_(rx),
+      msix_(msix),
+      net_rx_(std::move(net_rx)),
+      stack_(stack),
+      peers_(peers),
+      arrivals_(arrivals),
+      costs_(costs),
+      napi_(napi_config(scenario)),
+      vector_(vector_config(scenario)),
+      driver_(driver_config(scenario), Instant{}),
+      moderator_(scenario),
+      polled_(std::max<std::uint32_t>(scenario.nic.rx_ring, 1)),
+      ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)) {
+  timer_irq_.owner = this;
+  endpoint_ = world_.engine.bind<&QueueVector::on_event>(*this);
+  vector_slot_ = world_.engine.make_slot();
+  deadline_slot_ = world_.engine.make_slot();
+  timer_slot_ = world_.engine.make_slot();
+  msix_vector_ = msix_.add(irq_core, IrqHandler{[](void* self, Core& core) {
+                                                  static_cast<QueueVector*>(self)->on_hardirq(core);
+                                                },
+                                                this});
+  if (moderator_.sample_interval() > Duration::zero()) {
+    world_.engine.schedule(at_ns(0), endpoint_, kRateSample);
+  }
+}
+
+void QueueVector::trace_start() {
+  if (!world_.trace) return;
+  // The moderation setting in effect from the start; later changes add samples.
+  if (const auto usecs = moderator_.coalescing_usecs()) {
+    world_.trace->counter(kTraceNic, "rx-usecs", "usecs", world_.now(), *usecs);
+  } else {
+    world_.trace->counter(kTraceNic, "itr", "usecs", world_.now(),
+                          vector_.itr_interval().count() / 1000);
+  }
+}
+
+// ---- the device side -------------------------------------------------------------------------
+
+void QueueVector::land(const Packet& packet, Instant writeback) {
+  const RxQueue::Landing landing = rx_.land(packet, writeback);
+  if (!landing.taken) {
+    world_.report.drops.add(landing.reason);
+    report_lost(peers_, packet.flow);
+    return;
+  }
+  if (world_.trace)
+    world_.trace->instant(kTraceNic, index_, "frame written back", "nic", writeback);
+  apply(moderator_.on_writeback(vector_, writeback, rx_.free_descriptors(),
+                                rx_.newest().frame_bytes));
+}
+
+void QueueVector::catch_up(Instant t) {
+  apply(moderator_.catch_up(vector_, t));
+}
+
+void QueueVector::apply(const Arm& arm) {
+  arm_vector(arm.vector_due);
+  if (arm.deadline)
+    arm_at(deadline_slot_, std::max(*arm.deadline, world_.now()), kCoalesceDeadline);
+}
+
+void QueueVector::arm_vector(std::optional<Instant> due) {
+  if (due) arm_at(vector_slot_, std::max(*due, world_.now()), kVectorDue);
+}
+
+// Arms `slot` at `at` unless it is already armed for that instant: re-arming would take a new
+// sequence number and move the event behind others of the same instant, so the order of ties
+// would depend on how often a deadline was confirmed.
+void QueueVector::arm_at(SlotId slot, Instant at, std::uint16_t kind) {
+  if (world_.engine.armed(slot) && world_.engine.deadline(slot) == at) return;
+  world_.engine.arm(slot, at, endpoint_, kind);
+}
+
+void QueueVector::on_event(const Event& event) {
+  switch (event.kind()) {
+    case kVectorDue:
+      on_vector_due();
+      break;
+    case kCoalesceDeadline:
+      apply(moderator_.recheck(vector_, world_.now()));
+      break;
+    case kNapiTimer:
+      on_napi_timer();
+      break;
+    case kRateSample:
+      apply(moderator_.on_sample(vector_, world_.now(), rx_.arrived()));
+      world_.engine.schedule(world_.now() + moderator_.sample_interval(), endpoint_, kRateSample);
+      break;
+  }
+}
+
+void QueueVector::on_vector_due() {
+  const auto cause = vector_.fire(world_.now());
+  if (!cause) return;
+  ++interrupts_;
+  moderator_.on_interrupt(world_.now());
+  msix_.raise(msix_vector_, *cause == napi::Cause::software);
+}
+
+// i40e_msix_clean_rings: napi_schedule_irqoff on the core that took the interrupt.
+void QueueVector::on_hardirq(Core& core) {
+  if (napi_.schedule() == napi::Schedule::raised) schedule_on(core);
+}
+
+void QueueVector::schedule_on(Core& core) {
+  napi_core_ = core.index();
+  net_rx_[core.index()]->schedule(napi_ref());
+}
+
+// ---- the NAPI watchdog -----------------------------------------------------------------------
+
+void QueueVector::arm_napi_timer(Instant at, Core& core) {
+  timer_core_ = &core;
+  world_.engine.arm(timer_slot_, at, endpoint_, kNapiTimer);
+}
+
+void QueueVector::on_napi_timer() {
+  if (auto s = napi_.on_timer(world_.now()); s && *s == napi::Schedule::raised) {
+    napi_core_ = timer_core_->index();
+    timer_core_->push(job_of(timer_irq_), Level::hardirq);
+  }
+}
+
+std::optional<Segment> QueueVector::TimerIrq::start(Core&) {
+  return Segment{owner->costs_.irq_entry, ContextKind::hardirq, "timer irq"};
+}
+
+std::optional<Segment> QueueVector::TimerIrq::next(Core& core) {
+  // napi_watchdog scheduled the context already; its softirq is raised on the way out.
+  owner->net_rx_[core.index()]->schedule(owner->napi_ref());
+  return std::nullopt;
+}
+
+// ---- polling ---------------------------------------------------------------------------------
+
+int QueueVector::scan(int budget) {
+  arrivals_.land(arrivals_.self, world_.now());
+  const int n = rx_.take(budget, world_.now(), polled_);
+  if (n > 0) trace_ring();
+  return n;
+}
+
+void QueueVector::trace_ring() {
+  if (world_.trace) {
+    world_.trace->counter(kTraceNic, ring_counter_, "descriptors", world_.now(),
+                          static_cast<std::int64_t>(rx_.size()));
+  }
+}
+
+void QueueVector::deliver_polled() {
+  while (!polled_.empty()) {
+    const Packet& p = polled_.front();
+    polled_packets_ += 1;
+    polled_bytes_ += p.frame_bytes;
+    stack_.receive(p, napi_id());
+    polled_.pop();
+  }
+  stack_.end_batch();
+}
+
+void QueueVector::complete(const napi::PollResult& result, int work, Core& core) {
+  std::uint32_t bytes = 0;
+  for (std::size_t i = 0; i < polled_.size(); ++i)
+    bytes += polled_[i].frame_bytes;
+  driver_.on_rx_cleaned(bytes, static_cast<std::uint32_t>(work));
+  deliver_polled();
+  if (result.arm_timer) arm_napi_timer(*result.arm_timer, core);
+  if (result.repoll) schedule_on(core);
+  if (result.completion == napi::Completion::rearm) {
+    // The driver's napi poll feeds net_dim after completing (mlx5e_handle_rx_dim, enetc).
+    std::optional<std::uint32_t> usecs;
+    apply(moderator_.on_completed_poll(
+        vector_, world_.now(), DimCounters{interrupts_, polled_packets_, polled_bytes_}, usecs));
+    if (usecs && world_.trace) {
+      world_.trace->counter(kTraceNic, "rx-usecs", "usecs", world_.now(), *usecs);
+    }
+  }
+  const napi::DriverAction action = driver_.on_poll(world_.now(), result, vector_);
+  if (action.enabled) apply(moderator_.on_enabled(vector_, world_.now()));
+  if (action.new_itr && world_.trace) {
+    world_.trace->counter(kTraceNic, "itr", "usecs", world_.now(), action.new_itr->count() / 1000);
+  }
+  arm_vector(action.fire_at);
+  if (moderator_.on_causes_dropped(vector_)) world_.engine.cancel(deadline_slot_);
+}
+
+bool QueueVector::take(const Core& core) {
+  return napi_.owner() == napi::Owner::softirq && napi_core_ == core.index() &&
+         napi_.polling() == napi::Poller::none;
+}
+
+Duration QueueVector::poll_begin(Core&) {
+  const int n = scan(napi_.softirq_poll_begin());
+  return costs_.napi_poll + n * costs_.rx_packet;
+}
+
+int QueueVector::poll_end(Core& core) {
+  const int n = polled();
+  complete(napi_.softirq_poll_end(world_.now(), n), n, core);
+  return n;
+}
+
+}  // namespace irqmod::sim

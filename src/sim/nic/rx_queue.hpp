@@ -1,0 +1,53 @@
+// An Rx descriptor ring: frames take a free descriptor when they are written back, or are
+// dropped (rx_ring_full; rx_no_buffer while cleaned descriptors wait for their buffer). A poll
+// takes up to its budget from the head; the buffers it frees come back after nic.refill-delay.
+#pragma once
+
+#include <cstdint>
+
+#include "irqmod/sim/metrics.hpp"
+#include "irqmod/sim/ring.hpp"
+#include "irqmod/sim/traffic.hpp"
+#include "irqmod/time.hpp"
+
+namespace irqmod::sim {
+
+class RxQueue {
+ public:
+  RxQueue(std::uint32_t descriptors, Duration refill_delay);
+
+  // A frame written back at `writeback`: true when it took a descriptor, else the drop's reason.
+  struct Landing {
+    bool taken = false;
+    DropReason reason = DropReason::rx_ring_full;
+  };
+  Landing land(const Packet& packet, Instant writeback);
+
+  // Takes up to `budget` frames from the head into `out` at `now`; their buffers are refilled
+  // after the refill delay. The number taken.
+  int take(int budget, Instant now, Ring<Packet>& out);
+
+  std::size_t size() const { return ring_.size(); }
+  std::size_t capacity() const { return ring_.capacity(); }
+  // Descriptors free for a new frame: neither holding one nor waiting for a buffer.
+  std::uint32_t free_descriptors() const {
+    return static_cast<std::uint32_t>(ring_.capacity() - ring_.size() - refilling_);
+  }
+  const Packet& newest() const { return ring_[ring_.size() - 1]; }
+  std::uint64_t arrived() const { return arrived_; }  // frames offered to the ring, drops included
+
+ private:
+  void release_refills(Instant t);
+
+  struct Refill {
+    std::int64_t ready_ns;  // when the buffers are usable again
+    std::uint32_t count;
+  };
+  Ring<Packet> ring_;            // written-back descriptors not yet cleaned
+  Ring<Refill> refills_;         // cleaned descriptors waiting for their buffer
+  std::uint32_t refilling_ = 0;  // descriptors in refills_
+  Duration refill_delay_;
+  std::uint64_t arrived_ = 0;
+};
+
+}  // namespace irqmod::sim

@@ -1,0 +1,128 @@
+// Scenario -> policy configurations. See policy_config.hpp.
+#include "sim/policy_config.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "irqmod/policy/itr.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+// A policy validator's Error key (ethtool's or the policy's name) as the scenario key: the one
+// given for `policy_key`, else "nic." + the key when [nic] has a key of that name.
+Error rekey(Error e, std::string_view policy_key, std::string_view key) {
+  if (e.key == policy_key)
+    e.key = std::string(key);
+  else if (find_key("nic." + e.key))
+    e.key = "nic." + e.key;
+  return e;
+}
+
+}  // namespace
+
+napi::Config napi_config(const Scenario& s) {
+  napi::Config c;
+  c.weight = static_cast<int>(s.napi.weight);
+  c.defer_hard_irqs = s.napi.defer_hard_irqs;
+  c.gro_flush_timeout = s.napi.gro_flush_timeout;
+  c.irq_suspend_timeout = s.napi.irq_suspend_timeout;
+  return c;
+}
+
+coalesce::Settings coalesce_settings(const NicSection& nic) {
+  coalesce::Settings s;
+  s.rx.normal = {nic.rx_usecs, nic.rx_frames};
+  s.rx.irq = {nic.rx_usecs_irq, nic.rx_frames_irq};
+  s.rx.low = {nic.rx_usecs_low, 0};
+  s.rx.high = {nic.rx_usecs_high, 0};
+  s.rx.adaptive = nic.adaptive_rx;
+  s.tx.normal = {nic.tx_usecs, nic.tx_frames};
+  s.pkt_rate_low = nic.pkt_rate_low;
+  s.pkt_rate_high = nic.pkt_rate_high;
+  s.sample_interval = nic.sample_interval;
+  return s;
+}
+
+adaptive_itr::LinkSpeed i40e_link_speed(std::uint64_t bps) {
+  const auto mbps = static_cast<std::uint32_t>(std::min<std::uint64_t>(bps / 1'000'000, 40'000));
+  const auto speed = adaptive_itr::link_speed_from_mbps(mbps);
+  return speed ? *speed : adaptive_itr::LinkSpeed::unknown;
+}
+
+adaptive_itr::Config adaptive_itr_config(const Scenario& s) {
+  adaptive_itr::Config c;
+  c.rx_usecs = s.nic.rx_usecs;
+  c.tx_usecs = s.nic.tx_usecs;
+  c.adaptive_rx = s.nic.adaptive_rx;  // off: i40e with a static rx-usecs
+  c.link_speed = i40e_link_speed(s.link.speed_bps);
+  c.busy_poll_exit_swint = s.nic.busy_poll_exit_swint;
+  return c;
+}
+
+lli::Settings lli_settings(const NicSection& nic) {
+  lli::Settings settings;
+  settings.ring_threshold = nic.lli_ring_threshold;
+  settings.interval = nic.lli_interval;
+  return settings;
+}
+
+napi::VectorConfig vector_config(const Scenario& s) {
+  napi::VectorConfig c;
+  c.sw_itr_interval = adaptive_itr::kSwItrInterval;  // I40E_ITR_20K for the forced SWINT
+  switch (s.nic.moderation) {
+    case Moderation::none:
+    case Moderation::coalesce:
+    case Moderation::dim:
+      c.itr_interval = Duration::zero();  // the coalescer decides, the vector only masks
+      break;
+    case Moderation::itr:
+    case Moderation::lli:
+      c.itr_interval = itr::encode_rate(s.nic.itr_device, s.nic.itr_rate).value().interval;
+      break;
+    case Moderation::adaptive_itr:
+      c.itr_interval = microseconds(s.nic.rx_usecs);
+      break;
+  }
+  return c;
+}
+
+napi::DriverConfig driver_config(const Scenario& s) {
+  napi::DriverConfig c;
+  c.busy_poll_exit_swint = s.nic.busy_poll_exit_swint;
+  if (s.nic.moderation == Moderation::adaptive_itr) c.adaptive = adaptive_itr_config(s);
+  return c;
+}
+
+std::optional<Error> validate_policies(const Scenario& s) {
+  const NicSection& nic = s.nic;
+  switch (nic.moderation) {
+    case Moderation::none:
+    case Moderation::dim:
+      break;
+    case Moderation::coalesce:
+      if (auto e = coalesce::validate(coalesce_settings(nic))) return rekey(*e, "", "");
+      break;
+    case Moderation::lli: {
+      const auto config = lli::make_config(lli_settings(nic));
+      if (!config) {
+        return rekey(rekey(config.error(), "ring-threshold", "nic.lli-ring-threshold"),
+                     "ll-interval", "nic.lli-interval");
+      }
+      [[fallthrough]];  // LLI rides on a static ITR
+    }
+    case Moderation::itr: {
+      const auto encoding = itr::encode_rate(nic.itr_device, nic.itr_rate);
+      if (!encoding) {
+        return rekey(rekey(encoding.error(), "rate", "nic.itr-rate"), "device", "nic.itr-device");
+      }
+      break;
+    }
+    case Moderation::adaptive_itr:
+      if (auto e = adaptive_itr::validate(adaptive_itr_config(s))) return rekey(*e, "", "");
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace irqmod::sim

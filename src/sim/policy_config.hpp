@@ -1,0 +1,48 @@
+// Scenario -> the policy objects' configurations: the one mapping from scenario keys to the
+// library's settings. Validation (scenario.cpp) checks what these functions build, and the
+// builder constructs the components from the same values, so a key cannot mean one thing to the
+// checks and another to the run.
+#pragma once
+
+#include <optional>
+
+#include "irqmod/error.hpp"
+#include "irqmod/napi/context.hpp"
+#include "irqmod/napi/driver.hpp"
+#include "irqmod/napi/vector.hpp"
+#include "irqmod/policy/adaptive_itr.hpp"
+#include "irqmod/policy/coalesce.hpp"
+#include "irqmod/policy/lli.hpp"
+#include "irqmod/sim/scenario.hpp"
+
+namespace irqmod::sim {
+
+// napi.weight, napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout.
+napi::Config napi_config(const Scenario& scenario);
+
+// ethtool -C's Rx and Tx pairs, the -irq pairs, rate bands and adaptive-rx of [nic].
+coalesce::Settings coalesce_settings(const NicSection& nic);
+
+// i40e's adaptive ITR: rx-usecs / tx-usecs as start values, adaptive-rx, the link speed's ITR
+// divisor and seed 000's busy-poll-exit software interrupt.
+adaptive_itr::Config adaptive_itr_config(const Scenario& scenario);
+
+// 82599 low-latency interrupts: the ring threshold (SRRCTL.RDMTS) and the LLI interval.
+lli::Settings lli_settings(const NicSection& nic);
+
+// The vector's queue throttle (ITR index 0): zero where a coalescer or nothing decides, the
+// device's encoded interval for itr and lli, rx-usecs for adaptive-itr (its start value).
+// Precondition: the scenario validated (itr::encode_rate accepts device and rate).
+napi::VectorConfig vector_config(const Scenario& scenario);
+
+// i40e_napi_poll's tail: the busy-poll-exit fix and, for adaptive-itr, the adaptive ITR.
+napi::DriverConfig driver_config(const Scenario& scenario);
+
+// The link speed as i40e's ITR divisor knows it (40G and above count as 40G).
+adaptive_itr::LinkSpeed i40e_link_speed(std::uint64_t bps);
+
+// The policy library's own check of each of the above that has one, with the policy's error key
+// mapped to the scenario key (ethtool's "rx-usecs" -> "nic.rx-usecs").
+std::optional<Error> validate_policies(const Scenario& scenario);
+
+}  // namespace irqmod::sim

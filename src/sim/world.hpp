@@ -1,0 +1,27 @@
+// What every component of one run shares: the engine, the timeline, the report being filled,
+// and the trace's process numbers. Components hold a reference to it; nothing else is global.
+#pragma once
+
+#include <cstdint>
+
+#include "irqmod/sim/engine.hpp"
+#include "irqmod/sim/metrics.hpp"
+#include "irqmod/sim/trace.hpp"
+#include "irqmod/time.hpp"
+
+namespace irqmod::sim {
+
+// Trace processes: one for the host's cores, one for the NIC's queues.
+inline constexpr std::uint32_t kTraceCpu = 1;
+inline constexpr std::uint32_t kTraceNic = 2;
+
+struct World {
+  Engine engine{4096};
+  TraceWriter* trace = nullptr;    // the timeline, or none
+  RunReport report;                // counters, latency, CPU time: filled as the run goes
+  bool event_per_arrival = false;  // RunOptions::event_per_arrival: the lazy-landing oracle
+
+  Instant now() const { return engine.now(); }
+};
+
+}  // namespace irqmod::sim
