@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -143,8 +145,38 @@ std::string allowed_text(const KeySpec& spec) {
       return "a speed from " + range +
              ": an integer in Mbit/s (ethtool), or a string such as "
              "\"10G\" or \"2.5Gbit/s\"";
+    case ValueKind::cpu_list:
+      return "a list of cores from " + std::to_string(spec.min) + " to " +
+             std::to_string(spec.max) + ": an array such as [0, 1] or a cpulist such as \"0-3,6\"";
   }
   return "";
+}
+
+// The canonical cpulist of `cores` (in the order given): runs of consecutive cores as "a-b".
+std::string format_cpu_list(const std::vector<std::uint32_t>& cores) {
+  std::string out;
+  for (std::size_t i = 0; i < cores.size();) {
+    std::size_t j = i;
+    while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1)
+      ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(cores[i]);
+    if (j > i) out += "-" + std::to_string(cores[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+Expected<Value> cpu_list_value(const KeySpec& spec, std::string_view text) {
+  auto cores = parse_cpu_list(text);
+  if (!cores) return Error{std::string(spec.name), cores.error().message};
+  for (const std::uint32_t core : cores.value()) {
+    if (core < spec.min || core > spec.max) {
+      return Error{std::string(spec.name), "core " + std::to_string(core) +
+                                               " is out of range; allowed: " + allowed_text(spec)};
+    }
+  }
+  return Value{format_cpu_list(cores.value())};
 }
 
 Error type_error(const KeySpec& spec, std::string_view got) {
@@ -213,6 +245,15 @@ Expected<Value> parse_text(const KeySpec& spec, std::string_view text) {
       const auto bps = parse_bitrate(text);
       if (!bps) return type_error(spec, "'" + std::string(text) + "'");
       return checked(spec, static_cast<std::int64_t>(*bps));
+    }
+    case ValueKind::cpu_list: {
+      // --set cpu.irq-cores=[0,1] as well as =0-1
+      if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+        std::string list(text.substr(1, text.size() - 2));
+        list.erase(std::remove(list.begin(), list.end(), ' '), list.end());
+        return cpu_list_value(spec, list);
+      }
+      return cpu_list_value(spec, text);
     }
   }
   return type_error(spec, "'" + std::string(text) + "'");
@@ -290,6 +331,19 @@ Expected<Value> from_toml(const KeySpec& spec, const toml::node& node) {
       }
       if (const auto* s = node.as_string()) return parse_text(spec, s->get());
       return type_error(spec, got());
+    case ValueKind::cpu_list:
+      if (const auto* s = node.as_string()) return cpu_list_value(spec, s->get());
+      if (const auto* array = node.as_array()) {
+        std::string list;
+        for (const toml::node& element : *array) {
+          const auto* core = element.as_integer();
+          if (!core || core->get() < 0)
+            return type_error(spec, "an array holding " + std::string(toml_type_name(element)));
+          list += (list.empty() ? "" : ",") + std::to_string(core->get());
+        }
+        return cpu_list_value(spec, list);
+      }
+      return type_error(spec, got());
   }
   return type_error(spec, got());
 }
@@ -313,29 +367,321 @@ std::string unknown_key_message(std::string_view dotted) {
   return "unknown key; allowed in [" + std::string(section_of(dotted)) + "]: " + join(in_section);
 }
 
+// An array entry's key ("flow.2.rate", "thread.1.core") as the schema's key ("traffic.rate",
+// "thread.core") and the entry number, or nothing when `dotted` is not of that form.
+struct EntryKey {
+  std::string spec_name;
+  std::size_t entry = 0;
+};
+std::optional<EntryKey> entry_key(std::string_view dotted) {
+  const std::size_t first = dotted.find('.');
+  if (first == std::string_view::npos) return std::nullopt;
+  const std::string_view array = dotted.substr(0, first);
+  if (array != kFlowArray && array != kThreadArray) return std::nullopt;
+  const std::size_t second = dotted.find('.', first + 1);
+  if (second == std::string_view::npos) return std::nullopt;
+  const std::string_view number = dotted.substr(first + 1, second - first - 1);
+  std::size_t entry = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), entry);
+  if (ec != std::errc{} || end != number.data() + number.size()) return std::nullopt;
+  const std::string section = array == kFlowArray ? "traffic" : "thread";
+  return EntryKey{section + "." + std::string(dotted.substr(second + 1)), entry};
+}
+
+std::vector<std::string_view> known_sections() {
+  std::vector<std::string_view> all = sections();
+  all.push_back(kFlowArray);
+  return all;
+}
+
+bool is_array_section(std::string_view section) {
+  return section == kFlowArray || section == kThreadArray;
+}
+
+// The sections as a file writes them: [[flow]] and [[thread]] with double brackets.
+std::string sections_text() {
+  std::string out;
+  for (const std::string_view s : known_sections()) {
+    out += out.empty() ? "" : ", ";
+    out += is_array_section(s) ? "[[" + std::string(s) + "]]" : std::string(s);
+  }
+  return out;
+}
+
 std::string unknown_section_message(std::string_view section) {
-  const std::vector<std::string_view> all = sections();
+  const std::vector<std::string_view> all = known_sections();
   std::string message = "unknown section";
-  if (const auto near = closest(section, all))
-    message += "; did you mean [" + std::string(*near) + "]?";
-  return message + "; allowed: " + join(all);
+  if (const auto near = closest(section, all)) {
+    message += is_array_section(*near) ? "; did you mean [[" + std::string(*near) + "]]?"
+                                       : "; did you mean [" + std::string(*near) + "]?";
+  }
+  return message + "; allowed: " + sections_text();
 }
 
 // The schema's default of every key. The defaults are checked once by a unit test.
 Scenario make_defaults() {
   Scenario scenario;
   for (const KeySpec& spec : schema()) {
+    if (section_of(spec.name) == kThreadArray) continue;  // no [[thread]] entry by default
     const auto value = parse_text(spec, spec.default_value);
-    if (value.ok()) spec.binding.store(scenario, value.value());
+    if (value.ok()) spec.binding.store(scenario, 0, value.value());
   }
   return scenario;
+}
+
+// A new [[thread]] entry with every thread key at its default.
+ThreadSection default_thread() {
+  Scenario scenario;
+  scenario.threads.emplace_back();
+  for (const KeySpec& spec : schema()) {
+    if (section_of(spec.name) != kThreadArray) continue;
+    const auto value = parse_text(spec, spec.default_value);
+    if (value.ok()) spec.binding.store(scenario, 1, value.value());
+  }
+  return scenario.threads.front();
 }
 
 std::string file_stem(std::string_view file) {
   return std::filesystem::path(std::string(file)).stem().string();
 }
 
+// Lines of the keys a file set, by dotted key ("nic.rx-usecs", "flow.2.rate"), to point the
+// cross-key checks' messages at them.
+using KeyLines = std::map<std::string, std::uint32_t, std::less<>>;
+
+// One table of keys (a section or an array entry) into `scenario`. `prefix` is how its keys are
+// named in messages ("nic", "flow.2"); `section` the schema section they belong to.
+std::optional<Diagnostic> apply_table(const toml::table& table, const std::string& file,
+                                      std::string_view section, const std::string& prefix,
+                                      std::size_t entry, Scenario& scenario, KeyLines& lines) {
+  for (auto&& [key, node] : table) {
+    const std::string spec_name = std::string(section) + "." + std::string(key.str());
+    const std::string dotted = prefix + "." + std::string(key.str());
+    const std::uint32_t line = static_cast<std::uint32_t>(key.source().begin.line);
+    const KeySpec* spec = find_key(spec_name);
+    if (!spec) {
+      std::string message = unknown_key_message(spec_name);
+      if (prefix != section) {
+        // "did you mean traffic.rate?" inside a [[flow]] entry: name the key as it is written.
+        const std::string from = std::string(section) + ".";
+        for (std::size_t at = message.find(from); at != std::string::npos;
+             at = message.find(from, at))
+          message.replace(at, from.size(), "");
+      }
+      return Diagnostic{file, line, Error{dotted, message}};
+    }
+    auto value = from_toml(*spec, node);
+    if (!value) {
+      Error e = value.error();
+      e.key = dotted;
+      return Diagnostic{file, line_of(node) ? line_of(node) : line, e};
+    }
+    spec->binding.store(scenario, entry, value.value());
+    lines[dotted] = line;
+  }
+  return std::nullopt;
+}
+
+// The sections of a file: plain sections, [[flow]] and [[thread]] entries. A platform file may
+// hold only [link], [nic], [napi] and [cpu].
+std::optional<Diagnostic> apply_file(const toml::table& root, const std::string& file,
+                                     bool platform, Scenario& scenario, KeyLines& lines) {
+  const std::vector<std::string_view> known = known_sections();
+  constexpr std::string_view kPlatformSections[] = {"link", "nic", "napi", "cpu"};
+  for (auto&& [section_key, section_node] : root) {
+    const std::string section(section_key.str());
+    const std::uint32_t section_line = static_cast<std::uint32_t>(section_key.source().begin.line);
+    if (section == "platform" && !platform) continue;  // applied first, by the caller
+    if (std::find(known.begin(), known.end(), section) == known.end()) {
+      if (!section_node.is_table() && !section_node.is_array()) {
+        return Diagnostic{
+            file, section_line,
+            Error{section, "a key outside any section; keys belong in one of " + sections_text() +
+                               " (only platform = \"...\" stands alone)"}};
+      }
+      return Diagnostic{file, section_line, Error{section, unknown_section_message(section)}};
+    }
+    if (platform && std::find(std::begin(kPlatformSections), std::end(kPlatformSections),
+                              section) == std::end(kPlatformSections)) {
+      return Diagnostic{file, section_line,
+                        Error{section,
+                              "a platform file sets the machine only; allowed: [link], "
+                              "[nic], [napi], [cpu]"}};
+    }
+    if (is_array_section(section)) {
+      const toml::array* array = section_node.as_array();
+      if (!array || !array->is_array_of_tables()) {
+        return Diagnostic{
+            file, section_line,
+            Error{section, "expected [[" + section + "]] tables, one per " + section +
+                               " beyond the first ([" +
+                               (section == kFlowArray ? "traffic" : "cpu") + "] describes " +
+                               section + " 0); got " + std::string(toml_type_name(section_node))}};
+      }
+      std::size_t entry = 0;
+      for (const toml::node& element : *array) {
+        ++entry;
+        if (section == kFlowArray) {
+          scenario.flows.push_back(default_scenario().traffic);
+        } else {
+          scenario.threads.push_back(default_thread());
+        }
+        const std::string prefix = section + "." + std::to_string(entry);
+        const std::string_view spec_section = section == kFlowArray ? "traffic" : section;
+        if (auto d = apply_table(*element.as_table(), file, spec_section, prefix, entry, scenario,
+                                 lines))
+          return d;
+      }
+      continue;
+    }
+    const toml::table* table = section_node.as_table();
+    if (!table) {
+      return Diagnostic{file, section_line,
+                        Error{section, "expected a section [" + section + "]; got " +
+                                           std::string(toml_type_name(section_node))}};
+    }
+    if (auto d = apply_table(*table, file, section, section, 0, scenario, lines)) return d;
+  }
+  return std::nullopt;
+}
+
+std::optional<toml::table> parse_toml(std::string_view text, const std::string& file,
+                                      std::optional<Diagnostic>& error) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    error = Diagnostic{file, static_cast<std::uint32_t>(e.source().begin.line),
+                       Error{"", "TOML syntax: " + std::string(e.description())}};
+    return std::nullopt;
+  }
+}
+
+// Applies platform `name` (found for the scenario `file`) to `scenario`.
+std::optional<Diagnostic> apply_platform(std::string_view name, const std::string& file,
+                                         std::uint32_t line, Scenario& scenario) {
+  auto path = find_platform(name, file);
+  if (!path) return Diagnostic{file, line, Error{"platform", path.error().message}};
+  std::ifstream in(path.value(), std::ios::binary);
+  if (!in) {
+    return Diagnostic{
+        file, line,
+        Error{"platform", "cannot read '" + path.value() + "': " + std::strerror(errno)}};
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  std::optional<Diagnostic> error;
+  const auto root = parse_toml(contents.str(), path.value(), error);
+  if (!root) return error;
+  KeyLines ignored;
+  if (auto d = apply_file(*root, path.value(), true, scenario, ignored)) return d;
+  scenario.platform = std::string(name);
+  return std::nullopt;
+}
+
+// The value after "platform=" in the overrides, if one sets it (the last one wins).
+std::optional<std::string> platform_override(std::span<const std::string> overrides) {
+  std::optional<std::string> name;
+  for (const std::string& assignment : overrides) {
+    const std::size_t eq = assignment.find('=');
+    if (eq == std::string::npos) continue;
+    std::string_view key = std::string_view(assignment).substr(0, eq);
+    while (!key.empty() && key.back() == ' ')
+      key.remove_suffix(1);
+    if (key != "platform") continue;
+    std::string_view value = std::string_view(assignment).substr(eq + 1);
+    while (!value.empty() && value.front() == ' ')
+      value.remove_prefix(1);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    name = std::string(value);
+  }
+  return name;
+}
+
 }  // namespace
+
+Expected<std::vector<std::uint32_t>> parse_cpu_list(std::string_view text) {
+  std::vector<std::uint32_t> cores;
+  const auto bad = [&](std::string_view why) {
+    return Error{"", "'" + std::string(text) + "' " + std::string(why) +
+                         "; allowed: core numbers and ranges separated by commas, such as "
+                         "\"0-3,6\""};
+  };
+  if (text.empty()) return bad("is empty");
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const std::size_t dash = item.find('-');
+    const auto number = [](std::string_view digits) -> std::optional<std::uint32_t> {
+      std::uint32_t v = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      if (ec != std::errc{} || end != digits.data() + digits.size() || digits.empty())
+        return std::nullopt;
+      return v;
+    };
+    const auto first = number(item.substr(0, dash));
+    const auto last = dash == std::string_view::npos ? first : number(item.substr(dash + 1));
+    if (!first || !last) return bad("is not a cpulist");
+    if (*last < *first) return bad("has a range that runs backwards");
+    if (*last - *first > 4096) return bad("has a range of more than 4096 cores");
+    for (std::uint32_t c = *first; c <= *last; ++c) {
+      if (std::find(cores.begin(), cores.end(), c) != cores.end()) return bad("names a core twice");
+      cores.push_back(c);
+    }
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return cores;
+}
+
+Expected<std::string> find_platform(std::string_view name, std::string_view scenario_file) {
+  namespace fs = std::filesystem;
+  if (name.empty() || name.find('/') != std::string_view::npos || name.front() == '.') {
+    return Error{"platform", "'" + std::string(name) +
+                                 "' is not a platform name; allowed: the name of a file in "
+                                 "platforms/ without its .toml, such as \"x86-i40e\""};
+  }
+  const std::string file = std::string(name) + ".toml";
+  std::vector<fs::path> searched;
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(std::string(scenario_file)), ec).parent_path();
+  while (!ec && !dir.empty()) {
+    searched.push_back(dir / "platforms");
+    if (dir == dir.root_path()) break;
+    dir = dir.parent_path();
+  }
+  if (const char* extra = std::getenv("IRQMOD_PLATFORM_PATH")) {
+    std::string_view rest = extra;
+    while (!rest.empty()) {
+      const std::size_t colon = rest.find(':');
+      if (colon != 0) searched.emplace_back(std::string(rest.substr(0, colon)));
+      if (colon == std::string_view::npos) break;
+      rest = rest.substr(colon + 1);
+    }
+  }
+  searched.emplace_back(IRQMOD_PLATFORM_DIR);
+  for (const fs::path& d : searched) {
+    if (fs::is_regular_file(d / file, ec)) return (d / file).string();
+  }
+  std::vector<std::string> found;
+  for (const fs::path& d : searched) {
+    for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator();
+         it.increment(ec)) {
+      if (it->path().extension() == ".toml") found.push_back(it->path().stem().string());
+    }
+    ec.clear();
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  std::string known;
+  for (const std::string& f : found)
+    known += (known.empty() ? "" : ", ") + f;
+  return Error{"platform", "no platform '" + std::string(name) + "' (" + file +
+                               ") beside the scenario, in IRQMOD_PLATFORM_PATH or in " +
+                               IRQMOD_PLATFORM_DIR +
+                               "; allowed: " + (known.empty() ? std::string("none found") : known)};
+}
 
 Scenario default_scenario() {
   static const Scenario defaults = make_defaults();
@@ -363,44 +709,101 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
   std::string_view text = assignment.substr(eq + 1);
   while (!text.empty() && text.front() == ' ')
     text.remove_prefix(1);
-  const KeySpec* spec = find_key(key);
-  if (!spec) return Diagnostic{"--set", 0, Error{std::string(key), unknown_key_message(key)}};
+  if (key == "platform") return std::nullopt;  // applied before the file, by the loader
+  std::size_t entry = 0;
+  const KeySpec* spec = nullptr;
+  if (const auto e = entry_key(key)) {
+    const bool flow = key.substr(0, key.find('.')) == kFlowArray;
+    const std::size_t count = flow ? scenario.flows.size() : scenario.threads.size();
+    if (e->entry == 0 || e->entry > count) {
+      const std::string what = flow ? "[[flow]]" : "[[thread]]";
+      return Diagnostic{
+          "--set", 0,
+          Error{std::string(key),
+                "there is no " + what + " " + std::to_string(e->entry) + "; allowed: 1 to " +
+                    std::to_string(count) + " (the scenario has " + std::to_string(count) + "; " +
+                    (flow ? "[traffic] is flow 0" : "[cpu] app-core is thread 0") + ")"}};
+    }
+    spec = find_key(e->spec_name);
+    entry = e->entry;
+    if (!spec) {
+      return Diagnostic{"--set", 0, Error{std::string(key), unknown_key_message(e->spec_name)}};
+    }
+  } else {
+    spec = find_key(key);
+    if (spec && section_of(spec->name) == kThreadArray) spec = nullptr;  // needs an entry
+    if (!spec) return Diagnostic{"--set", 0, Error{std::string(key), unknown_key_message(key)}};
+  }
   auto value = parse_text(*spec, text);
-  if (!value) return Diagnostic{"--set", 0, value.error()};
-  spec->binding.store(scenario, value.value());
+  if (!value) {
+    Error error = value.error();
+    error.key = std::string(key);
+    return Diagnostic{"--set", 0, error};
+  }
+  spec->binding.store(scenario, entry, value.value());
   return std::nullopt;
 }
 
 std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   const auto fail = [&](Error e) { return Diagnostic{std::string(file), 0, std::move(e)}; };
-  const TrafficSection& t = s.traffic;
-  if (t.kind == TrafficKind::pcap && t.pcap.empty()) {
-    return fail({"traffic.pcap", "traffic.kind = \"pcap\" needs a capture file; allowed: a path"});
-  }
-  if (t.kind == TrafficKind::on_off && t.on_time == Duration::zero()) {
-    return fail({"traffic.on-time",
-                 "traffic.kind = \"on-off\" needs a burst length; allowed: a duration above 0"});
-  }
-  if (t.kind == TrafficKind::request_response && t.rate == 0) {
-    return fail({"traffic.rate",
-                 "traffic.kind = \"request-response\" needs a request rate; allowed: 1 request/s "
-                 "or more"});
-  }
-  if (t.kind == TrafficKind::poisson && t.rate == 0) {
-    return fail({"traffic.rate",
-                 "traffic.kind = \"poisson\" needs an average rate; allowed: 1 frame/s or more"});
+  const auto not_a_core = [&](const std::string& key, std::uint32_t core) {
+    return fail({key, std::to_string(core) + " is not a core; allowed: 0 to " +
+                          std::to_string(s.cpu.cores - 1) +
+                          " (cpu.cores = " + std::to_string(s.cpu.cores) + ")"});
+  };
+  for (std::size_t i = 0; i < s.flow_count(); ++i) {
+    const TrafficSection& t = s.flow(i);
+    const std::string prefix = i == 0 ? "traffic." : "flow." + std::to_string(i) + ".";
+    const std::string kind =
+        prefix + "kind = \"" +
+        std::string(choices_of(*find_key("traffic.kind"))[static_cast<std::size_t>(t.kind)]) + "\"";
+    if (t.kind == TrafficKind::pcap && t.pcap.empty()) {
+      return fail({prefix + "pcap", kind + " needs a capture file; allowed: a path"});
+    }
+    if (t.kind == TrafficKind::on_off && t.on_time == Duration::zero()) {
+      return fail(
+          {prefix + "on-time", kind + " needs a burst length; allowed: a duration above 0"});
+    }
+    if ((t.kind == TrafficKind::request_response || t.kind == TrafficKind::poisson) &&
+        t.rate == 0) {
+      return fail({prefix + "rate", kind + " needs an average rate; allowed: 1 frame/s or more"});
+    }
+    if (t.steering == Steering::queue && t.queue >= s.nic.queues) {
+      return fail({prefix + "queue", std::to_string(t.queue) + " is not a queue; allowed: 0 to " +
+                                         std::to_string(s.nic.queues - 1) +
+                                         " (nic.queues = " + std::to_string(s.nic.queues) + ")"});
+    }
+    if (t.thread >= s.thread_count()) {
+      return fail(
+          {prefix + "thread", std::to_string(t.thread) + " is not a thread; allowed: 0 to " +
+                                  std::to_string(s.thread_count() - 1) + " (thread 0 and " +
+                                  std::to_string(s.threads.size()) + " [[thread]] entries)"});
+    }
   }
   if (auto e = validate_policies(s)) return fail(std::move(*e));
-  const CpuSection& cpu = s.cpu;
-  if (cpu.irq_core >= cpu.cores) {
-    return fail({"cpu.irq-core", std::to_string(cpu.irq_core) + " is not a core; allowed: 0 to " +
-                                     std::to_string(cpu.cores - 1) +
-                                     " (cpu.cores = " + std::to_string(cpu.cores) + ")"});
+  const NicSection& nic = s.nic;
+  if ((nic.rss_table & (nic.rss_table - 1)) != 0) {
+    return fail({"nic.rss-table", std::to_string(nic.rss_table) +
+                                      " entries is not a power of two; allowed: 1, 2, 4, ... 4096 "
+                                      "(the hardware indexes the table by the hash's low bits)"});
   }
-  if (cpu.app_core >= cpu.cores) {
-    return fail({"cpu.app-core", std::to_string(cpu.app_core) + " is not a core; allowed: 0 to " +
-                                     std::to_string(cpu.cores - 1) +
-                                     " (cpu.cores = " + std::to_string(cpu.cores) + ")"});
+  if (nic.refill == Refill::cpu && nic.refill_batch > nic.rx_ring) {
+    return fail(
+        {"nic.refill-batch", std::to_string(nic.refill_batch) +
+                                 " descriptors is more than the ring holds; allowed: 1 to " +
+                                 std::to_string(nic.rx_ring) + " (nic.rx-ring)"});
+  }
+  const CpuSection& cpu = s.cpu;
+  const auto irq_cores = parse_cpu_list(cpu.irq_cores);  // canonical: it was parsed on loading
+  if (!irq_cores) return fail({"cpu.irq-cores", irq_cores.error().message});
+  for (const std::uint32_t core : irq_cores.value()) {
+    if (core >= cpu.cores) return not_a_core("cpu.irq-cores", core);
+  }
+  if (cpu.app_core >= cpu.cores) return not_a_core("cpu.app-core", cpu.app_core);
+  for (std::size_t i = 0; i < s.threads.size(); ++i) {
+    if (s.threads[i].core >= cpu.cores) {
+      return not_a_core("thread." + std::to_string(i + 1) + ".core", s.threads[i].core);
+    }
   }
   return std::nullopt;
 }
@@ -408,56 +811,35 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
 LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
                               std::span<const std::string> overrides) {
   const std::string file(file_name);
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    return Diagnostic{file, static_cast<std::uint32_t>(e.source().begin.line),
-                      Error{"", "TOML syntax: " + std::string(e.description())}};
-  }
+  std::optional<Diagnostic> error;
+  const auto root = parse_toml(text, file, error);
+  if (!root) return *error;
   Scenario scenario = default_scenario();
-  std::vector<std::uint32_t> lines(schema().size(), 0);
-  for (auto&& [section_key, section_node] : root) {
-    const std::string section(section_key.str());
-    const std::uint32_t section_line = static_cast<std::uint32_t>(section_key.source().begin.line);
-    const std::vector<std::string_view> known = sections();
-    if (std::find(known.begin(), known.end(), section) == known.end()) {
-      if (!section_node.is_table()) {
-        return Diagnostic{
-            file, section_line,
-            Error{section, "a key outside any section; keys belong in one of " + join(known)}};
-      }
-      return Diagnostic{file, section_line, Error{section, unknown_section_message(section)}};
+  KeyLines lines;
+  // The platform first (a --set platform=... replaces the file's), then the file's own keys.
+  std::optional<std::string> platform = platform_override(overrides);
+  std::uint32_t platform_line = 0;
+  if (const toml::node* node = root->get("platform")) {
+    platform_line = line_of(*node);
+    const auto* name = node->as_string();
+    if (!name) {
+      return Diagnostic{file, platform_line,
+                        Error{"platform", "expected a platform name such as \"x86-i40e\"; got " +
+                                              std::string(toml_type_name(*node))}};
     }
-    const toml::table* table = section_node.as_table();
-    if (!table) {
-      return Diagnostic{file, section_line,
-                        Error{section, "expected a section [" + section + "]; got " +
-                                           std::string(toml_type_name(section_node))}};
-    }
-    for (auto&& [key, node] : *table) {
-      const std::string dotted = section + "." + std::string(key.str());
-      const std::uint32_t line = static_cast<std::uint32_t>(key.source().begin.line);
-      const auto spec_it = std::find_if(schema().begin(), schema().end(),
-                                        [&](const KeySpec& s) { return s.name == dotted; });
-      if (spec_it == schema().end()) {
-        return Diagnostic{file, line, Error{dotted, unknown_key_message(dotted)}};
-      }
-      auto value = from_toml(*spec_it, node);
-      if (!value) return Diagnostic{file, line_of(node) ? line_of(node) : line, value.error()};
-      spec_it->binding.store(scenario, value.value());
-      lines[static_cast<std::size_t>(spec_it - schema().begin())] = line;
-    }
+    if (!platform) platform = name->get();
   }
+  if (platform) {
+    if (auto d = apply_platform(*platform, file, platform_line, scenario)) return *d;
+  }
+  if (auto d = apply_file(*root, file, false, scenario, lines)) return *d;
   for (const std::string& assignment : overrides) {
     if (auto d = apply_override(scenario, assignment)) return *d;
   }
   if (scenario.scenario.name.empty()) scenario.scenario.name = file_stem(file);
   if (auto d = validate(scenario, file)) {
     // Point at the line of the key the check names, when the file set it.
-    if (const KeySpec* spec = find_key(d->error.key)) {
-      d->line = lines[static_cast<std::size_t>(spec - schema().data())];
-    }
+    if (const auto it = lines.find(d->error.key); it != lines.end()) d->line = it->second;
     return *d;
   }
   return scenario;
@@ -497,41 +879,69 @@ void append_toml_string(std::string& out, std::string_view text) {
 
 }  // namespace
 
-void write_toml(std::ostream& out, const Scenario& scenario) {
-  std::string_view current;
+namespace {
+
+void append_value(std::string& line, const KeySpec& spec, const Value& value) {
+  switch (spec.kind) {
+    case ValueKind::integer:
+      line += std::to_string(std::get<std::int64_t>(value));
+      break;
+    case ValueKind::boolean:
+      line += std::get<bool>(value) ? "true" : "false";
+      break;
+    case ValueKind::text:
+    case ValueKind::cpu_list:
+      append_toml_string(line, std::get<std::string>(value));
+      break;
+    case ValueKind::choice:
+      append_toml_string(line,
+                         choices_of(spec)[static_cast<std::size_t>(std::get<std::int64_t>(value))]);
+      break;
+    case ValueKind::duration:
+      append_toml_string(line, format_duration(std::get<std::int64_t>(value)));
+      break;
+    case ValueKind::bitrate:
+      append_toml_string(line,
+                         format_bitrate(static_cast<std::uint64_t>(std::get<std::int64_t>(value))));
+      break;
+  }
+}
+
+// Every key of `section` in schema order, for table `entry`.
+void write_table(std::ostream& out, const Scenario& scenario, std::string_view section,
+                 std::size_t entry) {
   std::string line;
   for (const KeySpec& spec : schema()) {
-    const std::string_view section = section_of(spec.name);
-    if (section != current) {
-      out << (current.empty() ? "" : "\n") << "[" << section << "]\n";
-      current = section;
-    }
+    if (section_of(spec.name) != section) continue;
     line.assign(spec.name.substr(section.size() + 1));
     line += " = ";
-    const Value value = spec.binding.load(scenario);
-    switch (spec.kind) {
-      case ValueKind::integer:
-        line += std::to_string(std::get<std::int64_t>(value));
-        break;
-      case ValueKind::boolean:
-        line += std::get<bool>(value) ? "true" : "false";
-        break;
-      case ValueKind::text:
-        append_toml_string(line, std::get<std::string>(value));
-        break;
-      case ValueKind::choice:
-        append_toml_string(
-            line, choices_of(spec)[static_cast<std::size_t>(std::get<std::int64_t>(value))]);
-        break;
-      case ValueKind::duration:
-        append_toml_string(line, format_duration(std::get<std::int64_t>(value)));
-        break;
-      case ValueKind::bitrate:
-        append_toml_string(
-            line, format_bitrate(static_cast<std::uint64_t>(std::get<std::int64_t>(value))));
-        break;
-    }
+    append_value(line, spec, spec.binding.load(scenario, entry));
     out << line << "\n";
+  }
+}
+
+}  // namespace
+
+void write_toml(std::ostream& out, const Scenario& scenario) {
+  if (!scenario.platform.empty()) {
+    std::string line = "platform = ";
+    append_toml_string(line, scenario.platform);
+    out << line << "\n\n";
+  }
+  bool first = true;
+  for (const std::string_view section : sections()) {
+    if (section == kThreadArray) continue;
+    out << (first ? "" : "\n") << "[" << section << "]\n";
+    first = false;
+    write_table(out, scenario, section, 0);
+  }
+  for (std::size_t i = 1; i <= scenario.flows.size(); ++i) {
+    out << "\n[[" << kFlowArray << "]]\n";
+    write_table(out, scenario, "traffic", i);
+  }
+  for (std::size_t i = 1; i <= scenario.threads.size(); ++i) {
+    out << "\n[[" << kThreadArray << "]]\n";
+    write_table(out, scenario, kThreadArray, i);
   }
 }
 

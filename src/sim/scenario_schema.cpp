@@ -5,15 +5,34 @@
 // presets (DESIGN.md, "platforms"), each fitted on one seed table, not to a generic default.
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "irqmod/sim/scenario.hpp"
 
 namespace irqmod::sim {
 namespace {
 
+// The table a key of `Section` lives in for `entry` (see Binding): [traffic] keys also serve the
+// [[flow]] entries, thread keys the [[thread]] entries.
+template <auto Section>
+auto& table_of(Scenario& scenario, std::size_t entry) {
+  if constexpr (std::is_same_v<decltype(Section), TrafficSection Scenario::*>) {
+    return entry == 0 ? scenario.traffic : scenario.flows[entry - 1];
+  } else if constexpr (std::is_same_v<decltype(Section), std::vector<ThreadSection> Scenario::*>) {
+    return scenario.threads[entry - 1];
+  } else {
+    return scenario.*Section;
+  }
+}
+
+template <auto Section>
+const auto& table_of(const Scenario& scenario, std::size_t entry) {
+  return table_of<Section>(const_cast<Scenario&>(scenario), entry);
+}
+
 template <auto Section, auto Field>
-void store_field(Scenario& scenario, const Value& value) {
-  auto& field = (scenario.*Section).*Field;
+void store_field(Scenario& scenario, std::size_t entry, const Value& value) {
+  auto& field = table_of<Section>(scenario, entry).*Field;
   using F = std::remove_cvref_t<decltype(field)>;
   if constexpr (std::is_same_v<F, bool>) {
     field = std::get<bool>(value);
@@ -27,8 +46,8 @@ void store_field(Scenario& scenario, const Value& value) {
 }
 
 template <auto Section, auto Field>
-Value load_field(const Scenario& scenario) {
-  const auto& field = (scenario.*Section).*Field;
+Value load_field(const Scenario& scenario, std::size_t entry) {
+  const auto& field = table_of<Section>(scenario, entry).*Field;
   using F = std::remove_cvref_t<decltype(field)>;
   if constexpr (std::is_same_v<F, bool> || std::is_same_v<F, std::string>) {
     return field;
@@ -91,10 +110,27 @@ const KeySpec kSchema[] = {
   {"traffic.msg-size", V::integer, 12, 65'507, "bytes", "12", "",
    "sockperf's default and minimum -m (12 B header); 65507 B is the largest UDP/IPv4 payload",
    bind<&S::traffic, &TrafficSection::msg_size>()},
+  {"traffic.flows", V::integer, 1, 131'070, "4-tuples", "1", "",
+   "one flow, as sockperf and netperf open; pktgen's flows: frames take the 4-tuples in turn (sources in RFC 2544's 198.18.0.0/15)",
+   bind<&S::traffic, &TrafficSection::flows>()},
+  {"traffic.steering", V::choice, 0, 1, "", "rss", "rss|queue",
+   "RSS: what every multi-queue NIC does without flow rules", bind<&S::traffic, &TrafficSection::steering>()},
+  {"traffic.queue", V::integer, 0, 255, "", "0", "",
+   "queue 0, used only with steering = \"queue\" (an ethtool -N flow rule)", bind<&S::traffic, &TrafficSection::queue>()},
+  {"traffic.thread", V::integer, 0, 255, "", "0", "",
+   "thread 0, the one of [cpu] app-core", bind<&S::traffic, &TrafficSection::thread>()},
+  {"traffic.deliver-to", V::choice, 0, 1, "", "thread", "thread|incoming-cpu",
+   "one socket per flow, read by traffic.thread", bind<&S::traffic, &TrafficSection::deliver_to>()},
 
   // [nic]
   {"nic.queues", V::integer, 1, 256, "queue pairs", "1", "",
    "one queue and vector: the seeds' single-flow tests", bind<&S::nic, &NicSection::queues>()},
+  {"nic.vectors", V::choice, 0, 1, "", "pair", "pair|separate",
+   "one vector per queue pair with its Rx and Tx causes: i40e_map_vector_to_qp, ixgbe_configure_msix (\"TxRx\" vectors)",
+   bind<&S::nic, &NicSection::vectors>()},
+  {"nic.rss-table", V::integer, 1, 4096, "entries", "512", "",
+   "I40E_HLUT_ARRAY_SIZE = 512 (i40e PF); 82599: 128, ice PF: 2048; a power of two",
+   bind<&S::nic, &NicSection::rss_table>()},
   {"nic.rx-ring", V::integer, 1, 65'536, "descriptors", "512", "",
    "IXGBE_DEFAULT_RXD and I40E_DEFAULT_NUM_DESCRIPTORS = 512; up to tx_coalesce::kMaxQueueFrames",
    bind<&S::nic, &NicSection::rx_ring>()},
@@ -104,6 +140,13 @@ const KeySpec kSchema[] = {
    "0 = write-back at reception: a platform preset sets the PCIe latency", bind<&S::nic, &NicSection::dma_delay>()},
   {"nic.refill-delay", V::duration, 0, kS, "ns", "0", "",
    "0 = buffers usable at once; seed 004's starvation needs a slow refill set", bind<&S::nic, &NicSection::refill_delay>()},
+  {"nic.refill", V::choice, 0, 1, "", "delay", "delay|cpu",
+   "the first simulator's rule (buffers back after refill-delay), so that scenarios without a refill cost keep their numbers",
+   bind<&S::nic, &NicSection::refill>()},
+  {"nic.refill-batch", V::integer, 1, 65'536, "descriptors", "32", "",
+   "I40E_RX_BUFFER_WRITE = 32 (i40e before 6.4; ring/2 since, ixgbe and enetc 16)", bind<&S::nic, &NicSection::refill_batch>()},
+  {"nic.alloc-fail-ppm", V::integer, 0, 1'000'000, "per million", "0", "",
+   "0: allocations do not fail (i40e counts failures in alloc_page_failed)", bind<&S::nic, &NicSection::alloc_fail_ppm>()},
   {"nic.moderation", V::choice, 0, 5, "", "coalesce", "none|coalesce|itr|dim|adaptive-itr|lli",
    "ethtool -C coalescing: what every driver offers", bind<&S::nic, &NicSection::moderation>()},
   {"nic.rx-usecs", V::integer, 0, kU32, "us", "50", "",
@@ -122,6 +165,13 @@ const KeySpec kSchema[] = {
    "I40E_ITR_20K = 50 us, i40e's Tx default", bind<&S::nic, &NicSection::tx_usecs>()},
   {"nic.tx-frames", V::integer, 0, kU32, "frames", "0", "",
    "0 = off (ethtool)", bind<&S::nic, &NicSection::tx_frames>()},
+  {"nic.tx-interrupts", V::boolean, 0, 1, "", "false", "",
+   "off: a Tx descriptor is free once its frame left the wire (the first simulator's rule); on: NAPI cleans completions, as every driver does",
+   bind<&S::nic, &NicSection::tx_interrupts>()},
+  {"nic.tx-moderation", V::choice, 0, 2, "", "coalesce", "coalesce|dim|link-speed",
+   "ethtool tx-usecs / tx-frames, what every driver offers", bind<&S::nic, &NicSection::tx_moderation>()},
+  {"nic.tx-queue-len", V::integer, 0, kU32, "packets", "1000", "",
+   "DEFAULT_TX_QUEUE_LEN = 1000 (include/uapi/linux/if_ether.h, ip link txqueuelen)", bind<&S::nic, &NicSection::tx_queue_len>()},
   {"nic.pkt-rate-low", V::integer, 0, kU32, "frames/s", "0", "",
    "0 = low band off (ethtool)", bind<&S::nic, &NicSection::pkt_rate_low>()},
   {"nic.pkt-rate-high", V::integer, 0, kU32, "frames/s", "0", "",
@@ -168,10 +218,15 @@ const KeySpec kSchema[] = {
   // [cpu]
   {"cpu.cores", V::integer, 1, 256, "cores", "1", "",
    "one core takes the interrupt and runs the application: the seeds' single-queue setups", bind<&S::cpu, &CpuSection::cores>()},
-  {"cpu.irq-core", V::integer, 0, 255, "", "0", "",
-   "the first core", bind<&S::cpu, &CpuSection::irq_core>()},
+  {"cpu.irq-cores", V::cpu_list, 0, 255, "", "0", "",
+   "every vector on the first core; Intel's set_irq_affinity spreads them one per core (\"0-3\")", bind<&S::cpu, &CpuSection::irq_cores>()},
   {"cpu.app-core", V::integer, 0, 255, "", "0", "",
    "the first core (shared with the interrupt unless set)", bind<&S::cpu, &CpuSection::app_core>()},
+  {"cpu.app-wait", V::choice, 0, 2, "", "recv", "recv|epoll|adaptive-poll",
+   "a blocking recv, as sockperf's server with its default options", bind<&S::cpu, &CpuSection::app_wait>()},
+  {"cpu.sched-slice", V::duration, 0, kS, "us", "0", "",
+   "0 = the kernel's: sysctl_sched_base_slice 0.70 ms x (1 + ilog2(min(cores, 8))) (2ae891b82695, Linux 6.15)",
+   bind<&S::cpu, &CpuSection::sched_slice>()},
   {"cpu.irq-entry", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_entry>()},
   {"cpu.irq-handler", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_handler>()},
   {"cpu.napi-poll", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::napi_poll>()},
@@ -182,6 +237,14 @@ const KeySpec kSchema[] = {
   {"cpu.wakeup", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::wakeup>()},
   {"cpu.context-switch", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::context_switch>()},
   {"cpu.busy-poll-iteration", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::busy_poll_iteration>()},
+  {"cpu.rx-refill", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_refill>()},
+  {"cpu.tx-clean", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_clean>()},
+
+  // [[thread]]: application threads 1, 2, ...
+  {"thread.core", V::integer, 0, 255, "", "0", "",
+   "the first core", bind<&S::threads, &ThreadSection::core>()},
+  {"thread.wait", V::choice, 0, 2, "", "recv", "recv|epoll|adaptive-poll",
+   "a blocking recv, as thread 0", bind<&S::threads, &ThreadSection::wait>()},
 };
 // clang-format on
 

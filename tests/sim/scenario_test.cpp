@@ -29,8 +29,12 @@ TEST(scenario, every_key_is_declared_once_with_a_default_that_parses_and_a_sourc
     EXPECT_FALSE(spec.source.empty()) << spec.name;
     EXPECT_LE(spec.min, spec.max) << spec.name;
     Scenario s;
-    const auto d =
-        apply_override(s, std::string(spec.name) + "=" + std::string(spec.default_value));
+    std::string key(spec.name);
+    if (key.rfind("thread.", 0) == 0) {  // an array entry's key: [[thread]] 1
+      s.threads.emplace_back();
+      key = "thread.1." + key.substr(7);
+    }
+    const auto d = apply_override(s, key + "=" + std::string(spec.default_value));
     EXPECT_FALSE(d.has_value()) << spec.name << ": " << (d ? d->what() : "");
   }
   EXPECT_FALSE(validate(default_scenario()).has_value());
@@ -125,7 +129,7 @@ TEST(scenario, an_unknown_key_with_nothing_close_lists_its_sections_keys) {
 TEST(scenario, an_unknown_section_and_a_key_outside_sections_are_errors) {
   EXPECT_EQ(error_of("\n[nics]\nrx-ring = 5\n"),
             "test.toml:2: nics: unknown section; did you mean [nic]?; allowed: scenario, link, "
-            "traffic, nic, napi, cpu");
+            "traffic, nic, napi, cpu, [[thread]], [[flow]]");
   EXPECT_NE(
       error_of("duration = \"1s\"\n").find("test.toml:1: duration: a key outside any section"),
       std::string::npos);
@@ -215,8 +219,8 @@ TEST(scenario, cross_key_checks_use_the_policy_validators_and_point_at_the_line)
             "path");
   EXPECT_NE(error_of("[traffic]\nkind = \"on-off\"\n").find("traffic.on-time"), std::string::npos);
   EXPECT_NE(error_of("[traffic]\nkind = \"poisson\"\n").find("traffic.rate"), std::string::npos);
-  EXPECT_EQ(error_of("[cpu]\ncores = 2\nirq-core = 2\n"),
-            "test.toml:3: cpu.irq-core: 2 is not a core; allowed: 0 to 1 (cpu.cores = 2)");
+  EXPECT_EQ(error_of("[cpu]\ncores = 2\nirq-cores = \"0-2\"\n"),
+            "test.toml:3: cpu.irq-cores: 2 is not a core; allowed: 0 to 1 (cpu.cores = 2)");
 }
 
 TEST(scenario, write_toml_loads_back_to_the_same_scenario) {

@@ -250,8 +250,9 @@ cores = 2
   const std::vector<std::vector<std::string>> hosts = {
       {},
       {"napi.busy_read=50"},
-      {"napi.busy_poll=30", "napi.prefer_busy_poll=true", "napi.napi_defer_hard_irqs=2",
-       "napi.gro_flush_timeout=20000", "napi.irq_suspend_timeout=1000000"},
+      {"cpu.app-wait=epoll", "napi.busy_poll=30", "napi.prefer_busy_poll=true",
+       "napi.napi_defer_hard_irqs=2", "napi.gro_flush_timeout=20000",
+       "napi.irq_suspend_timeout=1000000"},
       {"cpu.app-core=1"},
       {"cpu.app-core=1", "traffic.rate=20000", "napi.busy_read=30"},
       {"traffic.kind=constant", "traffic.rate=0"},

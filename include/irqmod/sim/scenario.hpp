@@ -1,9 +1,16 @@
 // Scenario files: TOML (toml++), every key declared once in a table-driven schema with its type,
 // range, unit, default and the source of that default. Keys use ethtool's and sysctl's names
 // (rx-usecs, adaptive-rx, busy_read, napi_defer_hard_irqs, ...), in sections:
+//   platform = "x86-i40e"   (top level) the cost preset platforms/<name>.toml, applied first
 //   [scenario] name, duration, seed        [link] speed
-//   [traffic]  load generator               [nic] rings, DMA, moderation
-//   [napi]     NAPI and busy-poll knobs     [cpu] cores and the cost model
+//   [traffic]  flow 0: its generator, how many 4-tuples, steering, receiving thread
+//   [[flow]]   flows 1, 2, ...: the same keys as [traffic], each a generator of its own
+//   [nic]      queues, vectors, RSS, rings, DMA, refill, Rx and Tx moderation
+//   [napi]     NAPI and busy-poll knobs     [cpu] cores, IRQ affinity, thread 0, the cost model
+//   [[thread]] threads 1, 2, ...: an application thread's core and how it waits
+//
+// Precedence: the schema's defaults, then the platform file, then the scenario file, then
+// --set overrides (`flow.2.rate=...` and `thread.1.core=...` address array entries).
 //
 // Loading validates once, at the edge: unknown sections and keys (with "did you mean" when one
 // is close), wrong types, out-of-range values and invalid combinations (the policy library's own
@@ -22,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "irqmod/error.hpp"
 #include "irqmod/policy/coalesce.hpp"
@@ -37,6 +45,46 @@ enum class TrafficKind : std::uint8_t {
   ping_pong,         // sockperf ping-pong: one message in flight, the next sent on the reply
   request_response,  // open-loop requests, each answered by the server
   pcap,              // replay of a capture's timestamps and sizes
+};
+
+// traffic.steering: how the NIC picks a flow's Rx queue.
+enum class Steering : std::uint8_t {
+  rss,    // Toeplitz hash of the 4-tuple through the indirection table (the default of every NIC)
+  queue,  // every frame to traffic.queue, as an ethtool -N flow rule would
+};
+
+// traffic.deliver-to: which application thread's socket receives the flow.
+enum class DeliverTo : std::uint8_t {
+  thread,        // traffic.thread's socket
+  incoming_cpu,  // the socket of a thread on the core whose softirq received the frame
+                 // (SO_INCOMING_CPU in a SO_REUSEPORT group), else traffic.thread's
+};
+
+// nic.vectors: how queues map to MSI-X vectors.
+enum class VectorLayout : std::uint8_t {
+  pair,      // one vector per queue pair, Rx and Tx causes on it (i40e, ixgbe, enetc: "TxRx")
+  separate,  // a vector per Rx queue and one per Tx queue, each with its own NAPI context
+};
+
+// nic.tx-moderation: what decides when a Tx completion interrupts (with nic.tx-interrupts).
+enum class TxModeration : std::uint8_t {
+  coalesce,    // ethtool tx-usecs / tx-frames
+  dim,         // net_dim with the kernel's Tx profiles choosing the pair
+  link_speed,  // tx_coalesce: timeout = usable Tx ring x wire time at the link speed (seed 001)
+};
+
+// nic.refill: how cleaned Rx descriptors get a buffer again.
+enum class Refill : std::uint8_t {
+  delay,  // by themselves, nic.refill-delay after they were cleaned
+  cpu,    // by the poll that cleaned them, in batches, charged cpu.rx-refill per buffer
+};
+
+// How an application thread waits for data (cpu.app-wait, thread.wait).
+enum class Wait : std::uint8_t {
+  recv,   // blocking recv: busy-polls first when napi.busy_read is set (sk_busy_loop)
+  epoll,  // epoll_wait: busy-polls first when napi.busy_poll is set, with prefer_busy_poll's
+          // IRQ suspension
+  adaptive_poll,  // the library's adaptive_poll controller: spin on the socket, then sleep
 };
 
 // nic.moderation: which policy of the library decides when the Rx vector interrupts.
@@ -71,30 +119,43 @@ struct TrafficSection {
   bool pcap_loop{};          // traffic.pcap-loop
   std::uint64_t mps{};       // traffic.mps: sockperf --mps; 0 = max
   std::uint32_t msg_size{};  // traffic.msg-size: sockperf -m, UDP payload bytes
+  std::uint32_t flows{};     // traffic.flows: 4-tuples the frames take in turn
+  Steering steering{};       // traffic.steering
+  std::uint32_t queue{};     // traffic.queue: the Rx queue when steering = "queue"
+  std::uint32_t thread{};    // traffic.thread: the receiving application thread
+  DeliverTo deliver_to{};    // traffic.deliver-to
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
 struct NicSection {
-  std::uint32_t queues{};              // nic.queues: Rx/Tx queue pairs, one MSI-X vector each
-  std::uint32_t rx_ring{};             // nic.rx-ring: descriptors (ethtool -G rx)
-  std::uint32_t tx_ring{};             // nic.tx-ring: descriptors (ethtool -G tx)
-  Duration dma_delay{};                // nic.dma-delay: frame received -> descriptor written back
-  Duration refill_delay{};             // nic.refill-delay: buffer given back -> usable again
-  Moderation moderation{};             // nic.moderation
-  std::uint32_t rx_usecs{};            // nic.rx-usecs (ethtool -C)
-  std::uint32_t rx_frames{};           // nic.rx-frames
-  std::uint32_t rx_usecs_irq{};        // nic.rx-usecs-irq
-  std::uint32_t rx_frames_irq{};       // nic.rx-frames-irq
-  bool adaptive_rx{};                  // nic.adaptive-rx
-  std::uint32_t tx_usecs{};            // nic.tx-usecs
-  std::uint32_t tx_frames{};           // nic.tx-frames
-  std::uint32_t pkt_rate_low{};        // nic.pkt-rate-low
-  std::uint32_t pkt_rate_high{};       // nic.pkt-rate-high
-  std::uint32_t rx_usecs_low{};        // nic.rx-usecs-low
-  std::uint32_t rx_usecs_high{};       // nic.rx-usecs-high
-  std::uint32_t sample_interval{};     // nic.sample-interval, seconds
-  std::string itr_device;              // nic.itr-device: register encoding (itr::find_device)
-  std::uint32_t itr_rate{};            // nic.itr-rate: interrupts/s
+  std::uint32_t queues{};           // nic.queues: Rx/Tx queue pairs
+  VectorLayout vectors{};           // nic.vectors: a vector per pair, or per Rx and per Tx queue
+  std::uint32_t rss_table{};        // nic.rss-table: indirection table entries
+  std::uint32_t tx_queue_len{};     // nic.tx-queue-len: the qdisc's packets (txqueuelen)
+  std::uint32_t rx_ring{};          // nic.rx-ring: descriptors (ethtool -G rx)
+  std::uint32_t tx_ring{};          // nic.tx-ring: descriptors (ethtool -G tx)
+  Duration dma_delay{};             // nic.dma-delay: frame received -> descriptor written back
+  Duration refill_delay{};          // nic.refill-delay: buffer given back -> usable again
+  Refill refill{};                  // nic.refill: by a delay, or by the CPU in the poll
+  std::uint32_t refill_batch{};     // nic.refill-batch: cleaned descriptors per refill
+  std::uint32_t alloc_fail_ppm{};   // nic.alloc-fail-ppm: buffer allocations failing, per million
+  Moderation moderation{};          // nic.moderation
+  std::uint32_t rx_usecs{};         // nic.rx-usecs (ethtool -C)
+  std::uint32_t rx_frames{};        // nic.rx-frames
+  std::uint32_t rx_usecs_irq{};     // nic.rx-usecs-irq
+  std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
+  bool adaptive_rx{};               // nic.adaptive-rx
+  std::uint32_t tx_usecs{};         // nic.tx-usecs
+  std::uint32_t tx_frames{};        // nic.tx-frames
+  bool tx_interrupts{};             // nic.tx-interrupts: Tx completions cleaned by NAPI
+  TxModeration tx_moderation{};     // nic.tx-moderation
+  std::uint32_t pkt_rate_low{};     // nic.pkt-rate-low
+  std::uint32_t pkt_rate_high{};    // nic.pkt-rate-high
+  std::uint32_t rx_usecs_low{};     // nic.rx-usecs-low
+  std::uint32_t rx_usecs_high{};    // nic.rx-usecs-high
+  std::uint32_t sample_interval{};  // nic.sample-interval, seconds
+  std::string itr_device;           // nic.itr-device: register encoding (itr::find_device)
+  std::uint32_t itr_rate{};         // nic.itr-rate: interrupts/s
   std::uint32_t lli_ring_threshold{};  // nic.lli-ring-threshold: free descriptors
   Duration lli_interval{};             // nic.lli-interval
   bool busy_poll_exit_swint{};         // nic.busy-poll-exit-swint: seed 000's fix
@@ -117,8 +178,10 @@ struct NapiSection {
 
 struct CpuSection {
   std::uint32_t cores{};           // cpu.cores
-  std::uint32_t irq_core{};        // cpu.irq-core: where the Rx vector's interrupt goes
-  std::uint32_t app_core{};        // cpu.app-core: where the application thread runs
+  std::string irq_cores;           // cpu.irq-cores: vector i interrupts core i mod n of this list
+  std::uint32_t app_core{};        // cpu.app-core: where application thread 0 runs
+  Wait app_wait{};                 // cpu.app-wait: how thread 0 waits
+  Duration sched_slice{};          // cpu.sched-slice: the fair scheduler's slice; 0 = the kernel's
   Duration irq_entry{};            // cpu.irq-entry: interrupt entry + exit
   Duration irq_handler{};          // cpu.irq-handler: driver's hard interrupt handler
   Duration napi_poll{};            // cpu.napi-poll: fixed cost of one NAPI poll call
@@ -129,17 +192,33 @@ struct CpuSection {
   Duration wakeup{};               // cpu.wakeup: waking a sleeping thread
   Duration context_switch{};       // cpu.context-switch
   Duration busy_poll_iteration{};  // cpu.busy-poll-iteration: one empty poll of the queue
+  Duration rx_refill{};            // cpu.rx-refill: allocating and posting one Rx buffer
+  Duration tx_clean{};             // cpu.tx-clean: cleaning one Tx completion in the poll
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 
+// An application thread beyond thread 0 ([[thread]]).
+struct ThreadSection {
+  std::uint32_t core{};  // thread.core: the core it is pinned to
+  Wait wait{};           // thread.wait
+  friend bool operator==(const ThreadSection&, const ThreadSection&) = default;
+};
+
 struct Scenario {
+  std::string platform;  // platform: the preset file applied before the scenario's own keys
   ScenarioSection scenario;
   LinkSection link;
-  TrafficSection traffic;
+  TrafficSection traffic;             // flow 0
+  std::vector<TrafficSection> flows;  // flows 1, 2, ... ([[flow]])
   NicSection nic;
   NapiSection napi;
   CpuSection cpu;
+  std::vector<ThreadSection> threads;  // threads 1, 2, ... ([[thread]]); thread 0 is in [cpu]
   friend bool operator==(const Scenario&, const Scenario&) = default;
+
+  std::size_t flow_count() const { return 1 + flows.size(); }
+  std::size_t thread_count() const { return 1 + threads.size(); }
+  const TrafficSection& flow(std::size_t i) const { return i == 0 ? traffic : flows[i - 1]; }
 };
 
 // ---- the schema ------------------------------------------------------------------------------
@@ -152,15 +231,18 @@ enum class ValueKind : std::uint8_t {
   choice,    // one of `choices`, stored as the enum value of its position
   duration,  // integer in `unit`, or a string with a unit ("50us", "1.5ms"); stored in ns
   bitrate,   // integer in Mbit/s (ethtool speed), or a string ("10G", "2.5Gbit/s"); in bit/s
+  cpu_list,  // an array of core numbers, or a string in cpulist format ("0-3,6"); stored as text
 };
 
 // A parsed value: integers, durations (ns), bit rates (bit/s) and choices (index) as int64.
 using Value = std::variant<std::int64_t, bool, std::string>;
 
-// How a key reaches its field: generated per field by a template in scenario.cpp.
+// How a key reaches its field: generated per field by a template in scenario_schema.cpp. `entry`
+// selects the table: 0 for a section; for [traffic] keys, 0 is [traffic] and i the i-th [[flow]];
+// for thread keys, i the i-th [[thread]] (1-based). Precondition: the entry exists.
 struct Binding {
-  void (*store)(Scenario&, const Value&);  // writes the field (the value is already checked)
-  Value (*load)(const Scenario&);          // reads it back
+  void (*store)(Scenario&, std::size_t entry, const Value&);  // writes the field (value checked)
+  Value (*load)(const Scenario&, std::size_t entry);          // reads it back
 };
 
 // One key of the schema.
@@ -179,6 +261,21 @@ struct KeySpec {
 std::span<const KeySpec> schema();
 // The key named `dotted`, or nullptr.
 const KeySpec* find_key(std::string_view dotted);
+
+// The tables that repeat: [[flow]] entries take the [traffic] keys, [[thread]] entries the
+// thread.* keys. A dotted key of an entry is "flow.<n>.<key>" / "thread.<n>.<key>".
+inline constexpr std::string_view kFlowArray = "flow";
+inline constexpr std::string_view kThreadArray = "thread";
+
+// "0-3,6" -> {0, 1, 2, 3, 6}: the kernel's cpulist format (ranges and single cores, in any order,
+// no duplicates). Error messages say what is allowed; the key is left empty.
+Expected<std::vector<std::uint32_t>> parse_cpu_list(std::string_view text);
+
+// Where platform files are looked for: `platforms/` beside the scenario file or in any directory
+// above it, then the directories in IRQMOD_PLATFORM_PATH (colon-separated), then the one built in.
+// The path of platform `name` for a scenario at `scenario_file`, or an Error listing those
+// searched and the platforms found.
+Expected<std::string> find_platform(std::string_view name, std::string_view scenario_file);
 
 // ---- loading ---------------------------------------------------------------------------------
 
