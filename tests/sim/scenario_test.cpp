@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -250,6 +252,131 @@ TEST(scenario, a_missing_file_is_an_error_naming_it) {
 TEST(scenario, suggestions_need_a_close_match) {
   EXPECT_EQ(suggest_key("nic.rx-ringg"), "nic.rx-ring");
   EXPECT_FALSE(suggest_key("totally.unrelated").has_value());
+}
+
+}  // namespace
+}  // namespace irqmod::sim
+
+namespace irqmod::sim {
+namespace {
+
+TEST(scenario_platform, a_platform_sets_its_keys_before_the_files_own) {
+  const LoadResult r = load("platform = \"x86-i40e\"\n[cpu]\nrx-packet = 900\n");
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ(r->platform, "x86-i40e");
+  EXPECT_EQ(r->cpu.irq_entry, nanoseconds(250));  // from platforms/x86-i40e.toml
+  EXPECT_EQ(r->nic.dma_delay, nanoseconds(800));
+  EXPECT_EQ(r->cpu.rx_packet, nanoseconds(900));  // the scenario's own value wins
+  // --set platform replaces the file's, and --set keys come last.
+  const LoadResult other =
+      load("platform = \"x86-i40e\"\n", {"platform=epyc-vm", "cpu.syscall=99"});
+  ASSERT_TRUE(other.ok()) << other.error().what();
+  EXPECT_EQ(other->platform, "epyc-vm");
+  EXPECT_EQ(other->cpu.irq_entry, Duration::zero());
+  EXPECT_EQ(other->cpu.napi_poll, nanoseconds(200));
+  EXPECT_EQ(other->cpu.syscall, nanoseconds(99));
+}
+
+TEST(scenario_platform, an_unknown_platform_names_what_there_is) {
+  const std::string e = error_of("platform = \"x86-i41e\"\n");
+  EXPECT_EQ(e.rfind("test.toml:1: platform: no platform 'x86-i41e' (x86-i41e.toml)", 0), 0u) << e;
+  EXPECT_NE(e.find("allowed: epyc-vm, x86-i40e"), std::string::npos) << e;
+  EXPECT_NE(error_of("platform = \"../etc/passwd\"\n").find("is not a platform name"),
+            std::string::npos);
+  EXPECT_NE(error_of("platform = 3\n").find("expected a platform name"), std::string::npos);
+}
+
+TEST(scenario_platform, a_platform_file_describes_the_machine_only) {
+  const std::string dir = ::testing::TempDir() + "irqmod-platforms";
+  std::filesystem::create_directories(dir + "/platforms");
+  std::ofstream(dir + "/platforms/odd.toml") << "[cpu]\nrx-packet = 5\n[traffic]\nrate = 9\n";
+  std::ofstream(dir + "/platforms/typo.toml") << "[cpu]\nrx-pakcet = 5\n";
+  std::ofstream(dir + "/s.toml") << "platform = \"odd\"\n";
+  const LoadResult odd = load_scenario_file(dir + "/s.toml");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.error().what(), dir +
+                                    "/platforms/odd.toml:3: traffic: a platform file sets the "
+                                    "machine only; allowed: [link], [nic], [napi], [cpu]");
+  std::ofstream(dir + "/t.toml") << "platform = \"typo\"\n";
+  const LoadResult typo = load_scenario_file(dir + "/t.toml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().what(), dir +
+                                     "/platforms/typo.toml:2: cpu.rx-pakcet: unknown key; did "
+                                     "you mean cpu.rx-packet?");
+}
+
+TEST(scenario_arrays, flows_and_threads_are_entries_with_their_own_keys) {
+  const LoadResult r = load(R"(
+[traffic]
+kind = "constant"
+rate = 1000
+[[flow]]
+kind = "poisson"
+rate = 2000
+thread = 1
+[[flow]]
+kind = "ping-pong"
+[[thread]]
+core = 1
+wait = "epoll"
+[cpu]
+cores = 2
+)",
+                            {"flow.2.mps=500", "thread.1.wait=adaptive-poll"});
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  ASSERT_EQ(r->flows.size(), 2u);
+  EXPECT_EQ(r->traffic.rate, 1000u);
+  EXPECT_EQ(r->flows[0].kind, TrafficKind::poisson);
+  EXPECT_EQ(r->flows[0].rate, 2000u);
+  EXPECT_EQ(r->flows[0].thread, 1u);
+  EXPECT_EQ(r->flows[0].size, 64u);  // unset keys of an entry take the schema's defaults
+  EXPECT_EQ(r->flows[1].kind, TrafficKind::ping_pong);
+  EXPECT_EQ(r->flows[1].mps, 500u);
+  ASSERT_EQ(r->threads.size(), 1u);
+  EXPECT_EQ(r->threads[0].core, 1u);
+  EXPECT_EQ(r->threads[0].wait, Wait::adaptive_poll);
+  // Written out and loaded back, entries and all.
+  std::ostringstream text;
+  write_toml(text, r.value());
+  const LoadResult back = load(text.str());
+  ASSERT_TRUE(back.ok()) << back.error().what() << "\n" << text.str();
+  EXPECT_EQ(back.value(), r.value());
+}
+
+TEST(scenario_arrays, errors_in_entries_name_the_entry) {
+  EXPECT_EQ(error_of("[[flow]]\nrate = 1\n[[flow]]\nratee = 1\n"),
+            "test.toml:4: flow.2.ratee: unknown key; did you mean rate?");
+  EXPECT_EQ(error_of("[[flow]]\nkind = \"poisson\"\n"),
+            "test.toml: flow.1.rate: flow.1.kind = \"poisson\" needs an average rate; allowed: 1 "
+            "frame/s or more");
+  EXPECT_EQ(error_of("[[flow]]\nthread = 2\n[[thread]]\n"),
+            "test.toml:2: flow.1.thread: 2 is not a thread; allowed: 0 to 1 (thread 0 and 1 "
+            "[[thread]] entries)");
+  EXPECT_EQ(error_of("[[thread]]\ncore = 3\n"),
+            "test.toml:2: thread.1.core: 3 is not a core; allowed: 0 to 0 (cpu.cores = 1)");
+  EXPECT_NE(error_of("[thread]\ncore = 1\n").find("expected [[thread]] tables"), std::string::npos);
+  EXPECT_EQ(error_of("", {"flow.1.rate=5"}),
+            "--set: flow.1.rate: there is no [[flow]] 1; allowed: 1 to 0 (the scenario has 0; "
+            "[traffic] is flow 0)");
+  EXPECT_EQ(error_of("", {"thread.core=1"}).rfind("--set: thread.core: unknown key", 0), 0u);
+  EXPECT_EQ(error_of("[nic]\nqueues = 2\n[traffic]\nsteering = \"queue\"\nqueue = 2\n"),
+            "test.toml:5: traffic.queue: 2 is not a queue; allowed: 0 to 1 (nic.queues = 2)");
+}
+
+TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) {
+  const LoadResult array = load("[cpu]\ncores = 8\nirq-cores = [0, 1, 2, 3, 6]\n");
+  ASSERT_TRUE(array.ok()) << array.error().what();
+  EXPECT_EQ(array->cpu.irq_cores, "0-3,6");
+  const LoadResult text = load("[cpu]\ncores = 8\n", {"cpu.irq-cores=6,0-3"});
+  ASSERT_TRUE(text.ok()) << text.error().what();
+  EXPECT_EQ(text->cpu.irq_cores, "6,0-3");  // order kept: vector i goes to the i-th core
+  EXPECT_EQ(parse_cpu_list("6,0-3").value(), (std::vector<std::uint32_t>{6, 0, 1, 2, 3}));
+  EXPECT_NE(error_of("[cpu]\nirq-cores = \"3-1\"\n").find("runs backwards"), std::string::npos);
+  EXPECT_NE(error_of("[cpu]\nirq-cores = \"1,1\"\n").find("names a core twice"), std::string::npos);
+  EXPECT_NE(error_of("[cpu]\nirq-cores = [\"a\"]\n").find("cpu.irq-cores: expected a list"),
+            std::string::npos);
+  EXPECT_NE(error_of("[cpu]\nirq-cores = \"x\"\n").find("is not a cpulist"), std::string::npos);
+  EXPECT_NE(error_of("[nic]\nrss-table = 500\n").find("not a power of two"), std::string::npos);
 }
 
 }  // namespace
