@@ -4,6 +4,7 @@
 #include <string>
 
 #include "irqmod/sim/simulation.hpp"
+#include "sim/nic/rss.hpp"
 
 namespace irqmod::sim {
 
@@ -28,10 +29,6 @@ namespace {
 // Settings the model does not cover, refused by name rather than ignored.
 std::optional<Error> unsupported(const Scenario& s) {
   const NicSection& nic = s.nic;
-  if (nic.queues != 1) {
-    return Error{"nic.queues", "the simulator models one queue and its vector; got " +
-                                   std::to_string(nic.queues) + "; allowed: 1"};
-  }
   const NicSection defaults = default_scenario().nic;
   if (nic.moderation != Moderation::adaptive_itr) {
     // Only i40e's adaptive ITR reads the Tx setting (its Tx container); Tx completion
@@ -50,22 +47,20 @@ std::optional<Error> unsupported(const Scenario& s) {
   }
   // Keys of the simulator's second shape that the model does not run yet: refused by name.
   const Scenario d = default_scenario();
+  bool adaptive_poll = s.cpu.app_wait == Wait::adaptive_poll;
+  for (const ThreadSection& t : s.threads)
+    adaptive_poll = adaptive_poll || t.wait == Wait::adaptive_poll;
   const std::pair<bool, const char*> pending[] = {
-      {!s.flows.empty(), "flow"},
-      {!s.threads.empty(), "thread"},
       {nic.vectors != d.nic.vectors, "nic.vectors"},
       {nic.tx_interrupts, "nic.tx-interrupts"},
       {nic.refill != d.nic.refill, "nic.refill"},
-      {s.cpu.app_wait == Wait::adaptive_poll, "cpu.app-wait"},
-      {s.traffic.flows != 1, "traffic.flows"},
-      {s.traffic.deliver_to != d.traffic.deliver_to, "traffic.deliver-to"},
-      {s.cpu.irq_cores != d.cpu.irq_cores, "cpu.irq-cores"},
+      {adaptive_poll, "cpu.app-wait"},
   };
   for (const auto& [set, key] : pending) {
     if (set) return Error{key, "not modelled yet; allowed: its default"};
   }
   const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero();
-  if (busy && s.cpu.busy_poll_iteration <= Duration::zero()) {
+  if (busy && s.cpu.busy_poll_iteration.mean() <= Duration::zero()) {
     return Error{"cpu.busy-poll-iteration",
                  "busy polling (napi.busy_read / napi.busy_poll) needs the cost of one poll of "
                  "the queue; allowed: a duration above 0 ns"};
@@ -73,37 +68,41 @@ std::optional<Error> unsupported(const Scenario& s) {
   return std::nullopt;
 }
 
-// The load of [traffic] as a stream on the port's link (constant, Poisson, on-off, pcap and the
-// requests of request-response).
-Expected<ArrivalStream> make_stream(const Scenario& s, const Link& link, std::uint32_t flow) {
-  const TrafficSection& t = s.traffic;
+// Flow entry `entry`'s generator (constant, Poisson, on-off, pcap and the requests of
+// request-response). Error: a capture that cannot be loaded.
+Expected<Generator> make_generator(const TrafficSection& t, const Link& link,
+                                   const std::string& key_prefix) {
   const std::uint32_t size =
       t.kind == TrafficKind::request_response ? udp_frame_bytes(t.msg_size) : t.size;
-  const Rng rng(s.scenario.seed, 1);
   const auto spacing = [&] {
     return t.rate > 0 ? Spacing::per_second(t.rate) : Spacing::fixed(link.occupancy_ps(size));
   };
   switch (t.kind) {
     case TrafficKind::constant:
-      return ArrivalStream(ConstantRate(spacing(), size), link, rng, flow);
+      return Generator(ConstantRate(spacing(), size));
     case TrafficKind::request_response:
     case TrafficKind::poisson:
-      return ArrivalStream(Poisson(t.rate, size), link, rng, flow);
+      return Generator(Poisson(t.rate, size));
     case TrafficKind::on_off:
-      return ArrivalStream(
-          OnOff(spacing(), size, t.on_time.count() * 1000, t.off_time.count() * 1000), link, rng,
-          flow);
+      return Generator(OnOff(spacing(), size, t.on_time.count() * 1000, t.off_time.count() * 1000));
     case TrafficKind::pcap: {
       auto trace = load_pcap(t.pcap);
-      if (!trace) return Error{"traffic.pcap", trace.error().what()};
-      return ArrivalStream(
-          TraceReplay(std::make_shared<const Trace>(std::move(trace.value())), t.pcap_loop), link,
-          rng, flow);
+      if (!trace) return Error{key_prefix + "pcap", trace.error().what()};
+      return Generator(
+          TraceReplay(std::make_shared<const Trace>(std::move(trace.value())), t.pcap_loop));
     }
     case TrafficKind::ping_pong:
       break;
   }
-  return Error{"traffic.kind", "not a stream"};
+  return Error{key_prefix + "kind", "not a generator"};
+}
+
+std::string key_prefix(std::size_t entry) {
+  return entry == 0 ? "traffic." : "flow." + std::to_string(entry) + ".";
+}
+
+Application::Wait wait_of(Wait wait) {
+  return wait == Wait::epoll ? Application::Wait::epoll : Application::Wait::recv;
 }
 
 }  // namespace
@@ -112,81 +111,146 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   if (auto e = unsupported(s)) return e;
   World& world = host.world;
   const CpuSection& cpu = s.cpu;
+  const NicSection& nic = s.nic;
   RunReport& report = world.report;
   report.scenario = s.scenario.name;
   report.seed = s.scenario.seed;
   report.sim_time = s.scenario.duration;
-  report.interrupts = InterruptCounters(s.nic.queues);
+  const std::uint32_t vectors = nic.queues;
+  report.interrupts = InterruptCounters(vectors);
   report.cpu = CpuTime(cpu.cores);
+  report.cores.resize(cpu.cores);
 
   // Cores and their NET_RX softirq.
   const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs};
+  const Duration slice =
+      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
   for (std::uint32_t c = 0; c < cpu.cores; ++c)
-    host.cores.emplace_back(world, c);
+    host.cores.emplace_back(world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
   std::vector<NetRx*> net_rx;
   for (Core& core : host.cores) {
-    host.net_rx.emplace_back(core, budget, s.nic.queues);
+    host.net_rx.emplace_back(core, budget, vectors);
     net_rx.push_back(&host.net_rx.back());
   }
-  host.msix.emplace(world, cpu.irq_entry + cpu.irq_handler);
-  host.port.emplace(world, s.link.speed_bps, s.nic.dma_delay);
+  host.msix.emplace(world, cpu.irq_entry, cpu.irq_handler);
+  host.port.emplace(world, s.link.speed_bps, nic.dma_delay);
 
-  // The stack, one socket per application thread, the flows' sockets.
-  constexpr std::size_t kFlows = 1;
-  host.peers.resize(kFlows);
-  host.stack.emplace(world, host.peers, kFlows);
-  Socket& socket = host.sockets.emplace_back();
-  host.stack->bind(0, socket);
+  // The flows' 4-tuples: each entry's `flows` of them, numbered in entry order.
+  std::vector<std::uint32_t> first_tuple(s.flow_count());
+  std::uint32_t tuples = 0;
+  for (std::size_t e = 0; e < s.flow_count(); ++e) {
+    first_tuple[e] = tuples;
+    tuples += s.flow(e).flows;
+  }
+  host.peers.resize(tuples);
+  host.stack.emplace(world, host.peers, tuples, cpu.cores);
 
-  // The queues and their vectors.
-  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.irq_entry};
-  RxQueue& rx = host.rx_queues.emplace_back(s.nic.rx_ring, s.nic.refill_delay);
-  const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
-  host.queue_vectors.emplace_back(world, s, 0, rx, *host.msix, host.cores[irq_cores[0]], net_rx,
-                                  *host.stack, host.peers, host.port->lazy_arrivals(), costs);
-  std::vector<QueueVector*> queues;
-  for (QueueVector& q : host.queue_vectors)
-    queues.push_back(&q);
-  host.port->set_queues(queues);
-  TxQueue& tx = host.tx_queues.emplace_back(world, s.nic.tx_ring, host.port->tx_wire(), host.peers);
+  // One socket per application thread; a thread's core makes it that core's reuseport member.
+  std::vector<std::uint32_t> thread_core{cpu.app_core};
+  std::vector<Wait> thread_wait{cpu.app_wait};
+  for (const ThreadSection& t : s.threads) {
+    thread_core.push_back(t.core);
+    thread_wait.push_back(t.wait);
+  }
+  for (std::size_t t = 0; t < thread_core.size(); ++t) {
+    host.stack->bind_core(thread_core[t], host.sockets.emplace_back());
+  }
 
-  // The application thread.
-  const bool busy_read = s.napi.busy_read > Duration::zero();
-  const Application::Wait wait = !busy_read && s.napi.busy_poll > Duration::zero()
-                                     ? Application::Wait::epoll
-                                     : Application::Wait::recv;
-  BusyPollSettings busy;
-  busy.usecs =
-      static_cast<std::uint32_t>((busy_read ? s.napi.busy_read : s.napi.busy_poll).count() / 1000);
-  busy.prefer = s.napi.prefer_busy_poll;
-  busy.budget = static_cast<int>(s.napi.busy_poll_budget);
-  busy.iteration = cpu.busy_poll_iteration;
-  const ApplicationCosts app_costs{cpu.syscall, cpu.app_message, cpu.tx_packet, cpu.wakeup,
-                                   cpu.context_switch};
-  host.applications.emplace_back(world, host.cores[cpu.app_core], socket, queues, tx, host.peers,
-                                 wait, busy, app_costs);
-
-  // The peer.
-  const TrafficSection& t = s.traffic;
-  switch (t.kind) {
-    case TrafficKind::ping_pong: {
-      PingPongClient& client = host.ping_pong_clients.emplace_back(
-          world, *host.port, 0, udp_frame_bytes(t.msg_size), t.mps);
-      host.peers[0] = client.endpoint();
-      client.start();
-      break;
-    }
-    case TrafficKind::request_response:
-      host.peers[0] = host.request_senders.emplace_back(world, host.port->link()).endpoint();
-      [[fallthrough]];
-    default: {
-      auto stream = make_stream(s, host.port->link(), 0);
-      if (!stream) return stream.error();
-      host.port->add_stream(std::move(stream.value()));
-      break;
+  // RSS: the key netdev_rss_key_fill would draw at boot, the default indirection table.
+  Rng key_rng(s.scenario.seed, stream::kRssKey);
+  const RssKey key = random_rss_key(key_rng);
+  const IndirectionTable table(nic.rss_table, nic.queues);
+  std::vector<std::uint16_t> queue_of_tuple(tuples);
+  for (std::size_t e = 0; e < s.flow_count(); ++e) {
+    const TrafficSection& t = s.flow(e);
+    for (std::uint32_t i = 0; i < t.flows; ++i) {
+      const std::uint32_t tuple = first_tuple[e] + i;
+      const std::uint32_t hash = rss_hash_4tuple(key, benchmark_flow(tuple));
+      queue_of_tuple[tuple] = static_cast<std::uint16_t>(
+          t.steering == Steering::queue ? t.queue : table.queue_of(hash));
+      host.stack->bind(tuple, host.sockets[t.thread], t.deliver_to == DeliverTo::incoming_cpu,
+                       hash);
     }
   }
+
+  // The queues and their vectors: vector q serves queue pair q, on the q-th core of the list.
+  const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
+  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.irq_entry};
+  std::vector<QueueVector*> queues;
+  for (std::uint32_t q = 0; q < nic.queues; ++q) {
+    RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay);
+    Core& irq_core = host.cores[irq_cores[q % irq_cores.size()]];
+    queues.push_back(&host.queue_vectors.emplace_back(world, s, q, rx, *host.msix, irq_core, net_rx,
+                                                      *host.stack, host.peers,
+                                                      host.port->lazy_arrivals(), costs));
+  }
+  host.port->set_queues(queues, std::move(queue_of_tuple));
+  std::vector<TxQueue*> tx_queues;
+  for (std::uint32_t q = 0; q < nic.queues; ++q) {
+    tx_queues.push_back(
+        &host.tx_queues.emplace_back(world, nic.tx_ring, host.port->tx_wire(), host.peers));
+  }
+  host.stack->set_tx_queues(tx_queues);
+
+  // The application threads.
+  const ApplicationCosts app_costs{cpu.syscall, cpu.app_message, cpu.tx_packet, cpu.wakeup,
+                                   cpu.context_switch};
+  for (std::size_t t = 0; t < thread_core.size(); ++t) {
+    const Application::Wait wait = wait_of(thread_wait[t]);
+    BusyPollSettings busy;
+    // recv busy-polls for net.core.busy_read (sk_busy_loop), epoll_wait for net.core.busy_poll.
+    busy.usecs = static_cast<std::uint32_t>(
+        (wait == Application::Wait::epoll ? s.napi.busy_poll : s.napi.busy_read).count() / 1000);
+    busy.prefer = s.napi.prefer_busy_poll;
+    busy.budget = static_cast<int>(s.napi.busy_poll_budget);
+    busy.iteration = cpu.busy_poll_iteration;
+    host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], queues,
+                                   *host.stack, host.peers, wait, busy, app_costs);
+  }
+
+  // The peers: a client per ping-pong entry, a generator per stream entry on the port's wire.
+  for (std::size_t e = 0; e < s.flow_count(); ++e) {
+    const TrafficSection& t = s.flow(e);
+    PeerEndpoint peer;
+    const Rng jitter_rng(s.scenario.seed, stream::kJitter + e);
+    if (t.kind == TrafficKind::ping_pong) {
+      PingPongClient& client = host.ping_pong_clients.emplace_back(
+          world, *host.port, first_tuple[e], t.flows, udp_frame_bytes(t.msg_size), t.mps, t.jitter,
+          jitter_rng);
+      peer = client.endpoint();
+    } else {
+      if (t.kind == TrafficKind::request_response) {
+        peer = host.request_senders.emplace_back(world, host.port->link()).endpoint();
+      }
+      auto generator = make_generator(t, host.port->link(), key_prefix(e));
+      if (!generator) return generator.error();
+      host.port->arrivals().add_source(std::move(generator.value()),
+                                       Rng(s.scenario.seed, stream::kTraffic + e), first_tuple[e],
+                                       t.flows, t.jitter, jitter_rng);
+    }
+    for (std::uint32_t i = 0; i < t.flows; ++i)
+      host.peers[first_tuple[e] + i] = peer;
+  }
+  host.port->start();
+  for (PingPongClient& client : host.ping_pong_clients)
+    client.start();
   return std::nullopt;
+}
+
+void Host::fill_report() const {
+  RunReport& report = world.report;
+  report.queues.clear();
+  for (std::size_t q = 0; q < queue_vectors.size(); ++q) {
+    const QueueVector& v = queue_vectors[q];
+    QueueCounters c;
+    c.rx_vector = v.msix_vector();
+    c.irq_core = v.irq_core();
+    c.rx_frames = rx_queues[q].arrived();
+    c.rx_dropped = v.rx_dropped();
+    c.rx_cleaned = v.rx_cleaned();
+    c.tx_frames = q < tx_queues.size() ? tx_queues[q].sent() : 0;
+    report.queues.push_back(c);
+  }
 }
 
 }  // namespace irqmod::sim

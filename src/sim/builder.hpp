@@ -53,6 +53,8 @@ struct Host {
 
   // Frames entered, delivered, dropped and in flight: the conservation check.
   Conservation books() const;
+  // The per-queue counters of the report, at the end of the run.
+  void fill_report() const;
 };
 
 // Builds the components of `scenario` into `host`. Errors: a capture that cannot be loaded (key

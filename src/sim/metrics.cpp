@@ -169,7 +169,17 @@ void write_text(std::ostream& out, const RunReport& r) {
       out << (k ? ", " : "") << to_string(kind) << " "
           << percent(fraction(r.cpu.busy(c, kind), r.sim_time));
     }
-    out << ")\n";
+    out << ")";
+    if (c < r.cores.size()) {
+      out << "; " << r.cores[c].interrupts << " interrupts, " << r.cores[c].polls << " polls";
+    }
+    out << "\n";
+  }
+  for (std::size_t q = 0; q < r.queues.size(); ++q) {
+    const QueueCounters& c = r.queues[q];
+    out << "queue " << q << " (vector " << c.rx_vector << " on cpu " << c.irq_core << "): rx "
+        << c.rx_frames << " frames, " << c.rx_dropped << " dropped, " << c.rx_cleaned
+        << " cleaned; tx " << c.tx_frames << " frames\n";
   }
   const auto pps = per_second(r.delivered_packets, r.sim_time);
   const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
@@ -229,6 +239,22 @@ void write_json(std::ostream& out, const RunReport& r) {
   json.end_object();
   json.end_object();
 
+  json.key("queues");
+  json.begin_array();
+  for (std::size_t q = 0; q < r.queues.size(); ++q) {
+    const QueueCounters& c = r.queues[q];
+    json.begin_object();
+    json.field("queue", static_cast<std::uint64_t>(q));
+    json.field("rx_vector", static_cast<std::uint64_t>(c.rx_vector));
+    json.field("irq_core", static_cast<std::uint64_t>(c.irq_core));
+    json.field("rx_frames", c.rx_frames);
+    json.field("rx_dropped", c.rx_dropped);
+    json.field("rx_cleaned", c.rx_cleaned);
+    json.field("tx_frames", c.tx_frames);
+    json.end_object();
+  }
+  json.end_array();
+
   json.key("cpu");
   json.begin_object();
   Duration all_busy{};
@@ -247,6 +273,10 @@ void write_json(std::ostream& out, const RunReport& r) {
       const auto kind = static_cast<ContextKind>(k);
       json.key(to_string(kind));
       optional_value(json, fraction(r.cpu.busy(c, kind), r.sim_time));
+    }
+    if (c < r.cores.size()) {
+      json.field("interrupts", r.cores[c].interrupts);
+      json.field("polls", r.cores[c].polls);
     }
     json.end_object();
   }

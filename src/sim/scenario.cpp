@@ -103,7 +103,8 @@ std::string join(const std::vector<std::string_view>& words) {
 // How a bound is shown: in the key's unit when exact, else with the shortest exact unit.
 std::string bound_text(const KeySpec& spec, std::int64_t v) {
   switch (spec.kind) {
-    case ValueKind::duration: {
+    case ValueKind::duration:
+    case ValueKind::distribution: {
       const auto unit = duration_unit_ns(spec.unit);
       if (unit && v % *unit == 0) return std::to_string(v / *unit) + " " + std::string(spec.unit);
       return format_duration(v);
@@ -118,6 +119,7 @@ std::string bound_text(const KeySpec& spec, std::int64_t v) {
 std::string value_text(const KeySpec& spec, std::int64_t v) {
   switch (spec.kind) {
     case ValueKind::duration:
+    case ValueKind::distribution:
       return format_duration(v);
     case ValueKind::bitrate:
       return format_bitrate(static_cast<std::uint64_t>(v));
@@ -145,6 +147,11 @@ std::string allowed_text(const KeySpec& spec) {
       return "a speed from " + range +
              ": an integer in Mbit/s (ethtool), or a string such as "
              "\"10G\" or \"2.5Gbit/s\"";
+    case ValueKind::distribution:
+      return "a duration from " + range + " (an integer in " + std::string(spec.unit) +
+             ", or a string with a unit such as \"760ns\"), or a distribution of such "
+             "durations: \"uniform(600ns, 900ns)\", \"exponential(760ns)\", "
+             "\"exponential(760ns, min=600ns)\", \"lognormal(760ns, cv=0.3)\"";
     case ValueKind::cpu_list:
       return "a list of cores from " + std::to_string(spec.min) + " to " +
              std::to_string(spec.max) + ": an array such as [0, 1] or a cpulist such as \"0-3,6\"";
@@ -165,6 +172,22 @@ std::string format_cpu_list(const std::vector<std::uint32_t>& cores) {
     i = j + 1;
   }
   return out;
+}
+
+Expected<Value> distribution_value(const KeySpec& spec, std::string_view text) {
+  auto d = parse_distribution(text, spec.unit);
+  if (!d)
+    return Error{std::string(spec.name), d.error().message + "; allowed: " + allowed_text(spec)};
+  // Every value the distribution names must be in the key's range (its draws are not bounded
+  // above for the exponential and lognormal; the mean is what the range checks there).
+  for (const std::int64_t v : {d.value().a_ns, d.value().b_ns}) {
+    if (v < spec.min || v > spec.max) {
+      return Error{std::string(spec.name),
+                   format_distribution(d.value()) + " is out of range; allowed: values from " +
+                       bound_text(spec, spec.min) + " to " + bound_text(spec, spec.max)};
+    }
+  }
+  return Value{d.value()};
 }
 
 Expected<Value> cpu_list_value(const KeySpec& spec, std::string_view text) {
@@ -246,6 +269,8 @@ Expected<Value> parse_text(const KeySpec& spec, std::string_view text) {
       if (!bps) return type_error(spec, "'" + std::string(text) + "'");
       return checked(spec, static_cast<std::int64_t>(*bps));
     }
+    case ValueKind::distribution:
+      return distribution_value(spec, text);
     case ValueKind::cpu_list: {
       // --set cpu.irq-cores=[0,1] as well as =0-1
       if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
@@ -330,6 +355,19 @@ Expected<Value> from_toml(const KeySpec& spec, const toml::node& node) {
         return checked(spec, i->get() * unit);
       }
       if (const auto* s = node.as_string()) return parse_text(spec, s->get());
+      return type_error(spec, got());
+    case ValueKind::distribution:
+      if (const auto* i = node.as_integer()) {
+        const std::int64_t unit = duration_unit_ns(spec.unit).value_or(1);
+        if (i->get() < 0 || i->get() > std::numeric_limits<std::int64_t>::max() / unit) {
+          return Error{std::string(spec.name),
+                       std::to_string(i->get()) + " " + std::string(spec.unit) +
+                           " is out of range; allowed: " + bound_text(spec, spec.min) + " to " +
+                           bound_text(spec, spec.max)};
+        }
+        return distribution_value(spec, std::to_string(i->get()));
+      }
+      if (const auto* s = node.as_string()) return distribution_value(spec, s->get());
       return type_error(spec, got());
     case ValueKind::cpu_list:
       if (const auto* s = node.as_string()) return cpu_list_value(spec, s->get());
@@ -903,6 +941,9 @@ void append_value(std::string& line, const KeySpec& spec, const Value& value) {
     case ValueKind::bitrate:
       append_toml_string(line,
                          format_bitrate(static_cast<std::uint64_t>(std::get<std::int64_t>(value))));
+      break;
+    case ValueKind::distribution:
+      append_toml_string(line, format_distribution(std::get<Distribution>(value)));
       break;
   }
 }

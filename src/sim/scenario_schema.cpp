@@ -40,6 +40,8 @@ void store_field(Scenario& scenario, std::size_t entry, const Value& value) {
     field = std::get<std::string>(value);
   } else if constexpr (std::is_same_v<F, Duration>) {
     field = Duration{std::get<std::int64_t>(value)};
+  } else if constexpr (std::is_same_v<F, Distribution>) {
+    field = std::get<Distribution>(value);
   } else {
     field = static_cast<F>(std::get<std::int64_t>(value));  // in range: checked by the loader
   }
@@ -49,7 +51,8 @@ template <auto Section, auto Field>
 Value load_field(const Scenario& scenario, std::size_t entry) {
   const auto& field = table_of<Section>(scenario, entry).*Field;
   using F = std::remove_cvref_t<decltype(field)>;
-  if constexpr (std::is_same_v<F, bool> || std::is_same_v<F, std::string>) {
+  if constexpr (std::is_same_v<F, bool> || std::is_same_v<F, std::string> ||
+                std::is_same_v<F, Distribution>) {
     return field;
   } else if constexpr (std::is_same_v<F, Duration>) {
     return static_cast<std::int64_t>(field.count());
@@ -121,6 +124,8 @@ const KeySpec kSchema[] = {
    "thread 0, the one of [cpu] app-core", bind<&S::traffic, &TrafficSection::thread>()},
   {"traffic.deliver-to", V::choice, 0, 1, "", "thread", "thread|incoming-cpu",
    "one socket per flow, read by traffic.thread", bind<&S::traffic, &TrafficSection::deliver_to>()},
+  {"traffic.jitter", V::distribution, 0, kS, "ns", "0", "",
+   "none: a generator's times are exact unless asked", bind<&S::traffic, &TrafficSection::jitter>()},
 
   // [nic]
   {"nic.queues", V::integer, 1, 256, "queue pairs", "1", "",
@@ -227,18 +232,18 @@ const KeySpec kSchema[] = {
   {"cpu.sched-slice", V::duration, 0, kS, "us", "0", "",
    "0 = the kernel's: sysctl_sched_base_slice 0.70 ms x (1 + ilog2(min(cores, 8))) (2ae891b82695, Linux 6.15)",
    bind<&S::cpu, &CpuSection::sched_slice>()},
-  {"cpu.irq-entry", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_entry>()},
-  {"cpu.irq-handler", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_handler>()},
-  {"cpu.napi-poll", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::napi_poll>()},
-  {"cpu.rx-packet", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_packet>()},
-  {"cpu.tx-packet", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_packet>()},
-  {"cpu.app-message", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::app_message>()},
-  {"cpu.syscall", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::syscall>()},
-  {"cpu.wakeup", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::wakeup>()},
-  {"cpu.context-switch", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::context_switch>()},
-  {"cpu.busy-poll-iteration", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::busy_poll_iteration>()},
-  {"cpu.rx-refill", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_refill>()},
-  {"cpu.tx-clean", V::duration, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_clean>()},
+  {"cpu.irq-entry", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_entry>()},
+  {"cpu.irq-handler", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::irq_handler>()},
+  {"cpu.napi-poll", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::napi_poll>()},
+  {"cpu.rx-packet", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_packet>()},
+  {"cpu.tx-packet", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_packet>()},
+  {"cpu.app-message", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::app_message>()},
+  {"cpu.syscall", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::syscall>()},
+  {"cpu.wakeup", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::wakeup>()},
+  {"cpu.context-switch", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::context_switch>()},
+  {"cpu.busy-poll-iteration", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::busy_poll_iteration>()},
+  {"cpu.rx-refill", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_refill>()},
+  {"cpu.tx-clean", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_clean>()},
 
   // [[thread]]: application threads 1, 2, ...
   {"thread.core", V::integer, 0, 255, "", "0", "",

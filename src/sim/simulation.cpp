@@ -59,6 +59,7 @@ Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options
   report.events = engine.stats().dispatched;
   report.peak_pending_events = engine.stats().peak_pending;
   report.conservation = host->books();
+  host->fill_report();
   if (auto error = report.conservation.check()) return *error;
   return std::move(report);
 }

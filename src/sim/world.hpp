@@ -15,6 +15,15 @@ namespace irqmod::sim {
 inline constexpr std::uint32_t kTraceCpu = 1;
 inline constexpr std::uint32_t kTraceNic = 2;
 
+// Random streams, Rng(seed, stream): one per component, so adding one never shifts another's.
+namespace stream {
+inline constexpr std::uint64_t kTraffic = 1;           // + flow entry: its generator
+inline constexpr std::uint64_t kRssKey = 1'000'000;    // netdev_rss_key_fill's key
+inline constexpr std::uint64_t kJitter = 2'000'000;    // + flow entry: its arrival jitter
+inline constexpr std::uint64_t kCpuCosts = 3'000'000;  // + core: its cost draws
+inline constexpr std::uint64_t kRefill = 4'000'000;    // + queue: buffer allocation failures
+}  // namespace stream
+
 struct World {
   Engine engine{4096};
   TraceWriter* trace = nullptr;    // the timeline, or none

@@ -264,17 +264,17 @@ TEST(scenario_platform, a_platform_sets_its_keys_before_the_files_own) {
   const LoadResult r = load("platform = \"x86-i40e\"\n[cpu]\nrx-packet = 900\n");
   ASSERT_TRUE(r.ok()) << r.error().what();
   EXPECT_EQ(r->platform, "x86-i40e");
-  EXPECT_EQ(r->cpu.irq_entry, nanoseconds(250));  // from platforms/x86-i40e.toml
+  EXPECT_EQ(r->cpu.irq_entry, Distribution::constant_ns(250));  // from platforms/x86-i40e.toml
   EXPECT_EQ(r->nic.dma_delay, nanoseconds(800));
-  EXPECT_EQ(r->cpu.rx_packet, nanoseconds(900));  // the scenario's own value wins
+  EXPECT_EQ(r->cpu.rx_packet, Distribution::constant_ns(900));  // the scenario's own value wins
   // --set platform replaces the file's, and --set keys come last.
   const LoadResult other =
       load("platform = \"x86-i40e\"\n", {"platform=epyc-vm", "cpu.syscall=99"});
   ASSERT_TRUE(other.ok()) << other.error().what();
   EXPECT_EQ(other->platform, "epyc-vm");
-  EXPECT_EQ(other->cpu.irq_entry, Duration::zero());
-  EXPECT_EQ(other->cpu.napi_poll, nanoseconds(200));
-  EXPECT_EQ(other->cpu.syscall, nanoseconds(99));
+  EXPECT_EQ(other->cpu.irq_entry, Distribution::constant_ns(0));
+  EXPECT_EQ(other->cpu.napi_poll, Distribution::constant_ns(200));
+  EXPECT_EQ(other->cpu.syscall, Distribution::constant_ns(99));
 }
 
 TEST(scenario_platform, an_unknown_platform_names_what_there_is) {

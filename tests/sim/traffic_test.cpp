@@ -215,7 +215,7 @@ TEST(pcap, a_capture_drives_a_whole_simulation_frame_for_frame) {
   s.scenario.duration = milliseconds(20);
   s.traffic.kind = TrafficKind::pcap;
   s.traffic.pcap = path;
-  s.cpu.rx_packet = nanoseconds(500);
+  s.cpu.rx_packet = Distribution::constant_ns(500);
   auto report = simulate(s);
   ASSERT_TRUE(report.ok()) << report.error().what();
   EXPECT_EQ(report.value().conservation.entered, 1000U);  // every captured frame, once

@@ -123,6 +123,22 @@ std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOpti
 // ns as microseconds with exactly three decimals ("45.633"), right-aligned in `width`.
 std::string format_usec(std::int64_t ns, int width = 0);
 
+// What one queue pair saw (/proc/interrupts and ethtool -S, per queue).
+struct QueueCounters {
+  std::uint32_t rx_vector = 0;   // the MSI-X vector its Rx causes raise
+  std::uint32_t irq_core = 0;    // the core that vector interrupts
+  std::uint64_t rx_frames = 0;   // frames that reached its Rx ring, dropped ones included
+  std::uint64_t rx_dropped = 0;  // ... dropped there (ring full, no buffer)
+  std::uint64_t rx_cleaned = 0;  // frames NAPI took from the ring
+  std::uint64_t tx_frames = 0;   // frames sent on its Tx queue
+};
+
+// What one core handled, beside its CPU time.
+struct CoreCounters {
+  std::uint64_t interrupts = 0;  // hard interrupts taken: device vectors and NAPI timers
+  std::uint64_t polls = 0;       // NAPI polls run here: NET_RX, ksoftirqd and busy polling
+};
+
 // Everything a run reports. Filled by the simulation at the end of a run.
 struct RunReport {
   std::string scenario;       // [scenario] name
@@ -139,6 +155,8 @@ struct RunReport {
   std::uint64_t delivered_bytes = 0;    // their frame bytes (FCS included, preamble and IFG not)
   DropCounters drops;
   Conservation conservation;
+  std::vector<QueueCounters> queues;  // by queue pair
+  std::vector<CoreCounters> cores;    // by core
 };
 
 // Human-readable: a header, sockperf's lines, interrupts, CPU, throughput, drops, conservation.

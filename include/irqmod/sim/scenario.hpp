@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "irqmod/error.hpp"
-#include "irqmod/policy/coalesce.hpp"
+#include "irqmod/sim/distribution.hpp"
 #include "irqmod/time.hpp"
 
 namespace irqmod::sim {
@@ -124,6 +124,7 @@ struct TrafficSection {
   std::uint32_t queue{};     // traffic.queue: the Rx queue when steering = "queue"
   std::uint32_t thread{};    // traffic.thread: the receiving application thread
   DeliverTo deliver_to{};    // traffic.deliver-to
+  Distribution jitter{};     // traffic.jitter: added to each frame's (or request's) send time
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
@@ -177,23 +178,24 @@ struct NapiSection {
 };
 
 struct CpuSection {
-  std::uint32_t cores{};           // cpu.cores
-  std::string irq_cores;           // cpu.irq-cores: vector i interrupts core i mod n of this list
-  std::uint32_t app_core{};        // cpu.app-core: where application thread 0 runs
-  Wait app_wait{};                 // cpu.app-wait: how thread 0 waits
-  Duration sched_slice{};          // cpu.sched-slice: the fair scheduler's slice; 0 = the kernel's
-  Duration irq_entry{};            // cpu.irq-entry: interrupt entry + exit
-  Duration irq_handler{};          // cpu.irq-handler: driver's hard interrupt handler
-  Duration napi_poll{};            // cpu.napi-poll: fixed cost of one NAPI poll call
-  Duration rx_packet{};            // cpu.rx-packet: driver + stack per received frame
-  Duration tx_packet{};            // cpu.tx-packet: stack + driver per sent frame
-  Duration app_message{};          // cpu.app-message: application work per message
-  Duration syscall{};              // cpu.syscall: one system call's entry and exit
-  Duration wakeup{};               // cpu.wakeup: waking a sleeping thread
-  Duration context_switch{};       // cpu.context-switch
-  Duration busy_poll_iteration{};  // cpu.busy-poll-iteration: one empty poll of the queue
-  Duration rx_refill{};            // cpu.rx-refill: allocating and posting one Rx buffer
-  Duration tx_clean{};             // cpu.tx-clean: cleaning one Tx completion in the poll
+  std::uint32_t cores{};     // cpu.cores
+  std::string irq_cores;     // cpu.irq-cores: vector i interrupts core i mod n of this list
+  std::uint32_t app_core{};  // cpu.app-core: where application thread 0 runs
+  Wait app_wait{};           // cpu.app-wait: how thread 0 waits
+  Duration sched_slice{};    // cpu.sched-slice: the fair scheduler's slice; 0 = the kernel's
+  // The cost model: each a constant or a distribution (jitter), drawn per use on the core.
+  Distribution irq_entry{};            // cpu.irq-entry: interrupt entry + exit
+  Distribution irq_handler{};          // cpu.irq-handler: driver's hard interrupt handler
+  Distribution napi_poll{};            // cpu.napi-poll: fixed cost of one NAPI poll call
+  Distribution rx_packet{};            // cpu.rx-packet: driver + stack per received frame
+  Distribution tx_packet{};            // cpu.tx-packet: stack + driver per sent frame
+  Distribution app_message{};          // cpu.app-message: application work per message
+  Distribution syscall{};              // cpu.syscall: one system call's entry and exit
+  Distribution wakeup{};               // cpu.wakeup: waking a sleeping thread
+  Distribution context_switch{};       // cpu.context-switch
+  Distribution busy_poll_iteration{};  // cpu.busy-poll-iteration: one empty poll of the queue
+  Distribution rx_refill{};            // cpu.rx-refill: allocating and posting one Rx buffer
+  Distribution tx_clean{};             // cpu.tx-clean: cleaning one Tx completion in the poll
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 
@@ -232,10 +234,12 @@ enum class ValueKind : std::uint8_t {
   duration,  // integer in `unit`, or a string with a unit ("50us", "1.5ms"); stored in ns
   bitrate,   // integer in Mbit/s (ethtool speed), or a string ("10G", "2.5Gbit/s"); in bit/s
   cpu_list,  // an array of core numbers, or a string in cpulist format ("0-3,6"); stored as text
+  distribution,  // a duration (constant) or "uniform(a, b)", "exponential(mean[, min=x])",
+                 // "lognormal(mean, cv=c)": drawn from the run's seeded generator
 };
 
 // A parsed value: integers, durations (ns), bit rates (bit/s) and choices (index) as int64.
-using Value = std::variant<std::int64_t, bool, std::string>;
+using Value = std::variant<std::int64_t, bool, std::string, Distribution>;
 
 // How a key reaches its field: generated per field by a template in scenario_schema.cpp. `entry`
 // selects the table: 0 for a section; for [traffic] keys, 0 is [traffic] and i the i-th [[flow]];

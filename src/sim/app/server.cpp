@@ -4,28 +4,31 @@
 namespace irqmod::sim {
 
 Application::Application(World& world, Core& core, Socket& socket, std::vector<QueueVector*> napis,
-                         TxQueue& tx, const Peers& peers, Wait wait, BusyPollSettings busy,
+                         Stack& stack, const Peers& peers, Wait wait, BusyPollSettings busy,
                          ApplicationCosts costs)
     : world_(world),
       core_(core),
       socket_(socket),
       napis_(std::move(napis)),
-      tx_(tx),
+      stack_(stack),
       peers_(peers),
       wait_(wait),
       busy_(busy),
       costs_(costs) {
+  thread_ = core_.add_thread(job_of(*this), false);
   socket_.set_waiter(Waiter{[](void* self) { static_cast<Application*>(self)->on_data(); }, this});
 }
 
 void Application::on_data() {
   if (phase_ != Phase::blocked) return;
   phase_ = Phase::waking;
-  core_.push(job_of(*this), Level::thread);
+  core_.wake(thread_);
 }
 
 std::optional<Segment> Application::start(Core& core) {
-  if (phase_ == Phase::waking) return thread_segment(costs_.wakeup + costs_.context_switch);
+  if (phase_ == Phase::waking) {
+    return thread_segment(core.cost(costs_.wakeup) + core.cost(costs_.context_switch));
+  }
   return receive(core);
 }
 
@@ -59,8 +62,10 @@ std::optional<Segment> Application::receive(Core& core) {
     phase_ = Phase::consuming;
     Duration total{};
     for (std::uint32_t i = 0; i < consuming_; ++i) {
-      total += costs_.syscall + costs_.app_message;
-      if (peers_[socket_.at(i).flow].answered) total += costs_.syscall + costs_.tx_packet;
+      total += core.cost(costs_.syscall) + core.cost(costs_.app_message);
+      if (peers_[socket_.at(i).flow].answered) {
+        total += core.cost(costs_.syscall) + core.cost(costs_.tx_packet);
+      }
     }
     return thread_segment(total);
   }
@@ -95,7 +100,7 @@ void Application::finish_consuming() {
     ++world_.report.delivered_packets;
     world_.report.delivered_bytes += p.frame_bytes;
     if (peers_[p.flow].answered) {
-      tx_.send_reply(p);
+      stack_.send_reply(p, core_.index());
     } else {
       world_.report.latency.record(ns_since_epoch(world_.now()) - p.arrival_ns);
     }

@@ -16,18 +16,18 @@
 #include "sim/far/peer.hpp"
 #include "sim/host/busy_poll.hpp"
 #include "sim/host/socket.hpp"
+#include "sim/host/stack.hpp"
 #include "sim/nic/queue_vector.hpp"
-#include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
 
 struct ApplicationCosts {
-  Duration syscall{};         // cpu.syscall
-  Duration app_message{};     // cpu.app-message
-  Duration tx_packet{};       // cpu.tx-packet
-  Duration wakeup{};          // cpu.wakeup
-  Duration context_switch{};  // cpu.context-switch
+  Distribution syscall{};         // cpu.syscall
+  Distribution app_message{};     // cpu.app-message
+  Distribution tx_packet{};       // cpu.tx-packet
+  Distribution wakeup{};          // cpu.wakeup
+  Distribution context_switch{};  // cpu.context-switch
 };
 
 class Application {
@@ -37,7 +37,7 @@ class Application {
 
   // `napis`: the queue vectors by NAPI id (the socket's last one is busy-polled).
   Application(World& world, Core& core, Socket& socket, std::vector<QueueVector*> napis,
-              TxQueue& tx, const Peers& peers, Wait wait, BusyPollSettings busy,
+              Stack& stack, const Peers& peers, Wait wait, BusyPollSettings busy,
               ApplicationCosts costs);
   Application(const Application&) = delete;
   Application& operator=(const Application&) = delete;
@@ -68,12 +68,13 @@ class Application {
   Core& core_;
   Socket& socket_;
   std::vector<QueueVector*> napis_;
-  TxQueue& tx_;
+  Stack& stack_;
   const Peers& peers_;
   Wait wait_;
   BusyLoop busy_;
   ApplicationCosts costs_;
   Phase phase_ = Phase::blocked;
+  std::uint32_t thread_ = 0;     // this thread among its core's
   std::uint32_t consuming_ = 0;  // messages the thread is taking now
 };
 

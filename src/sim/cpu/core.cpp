@@ -1,4 +1,4 @@
-// A core's job stack. See core.hpp.
+// A core's job stack and its threads. See core.hpp.
 #include "sim/cpu/core.hpp"
 
 #include <cassert>
@@ -6,16 +6,24 @@
 namespace irqmod::sim {
 namespace {
 
-enum Kind : std::uint16_t { kSegmentDone = 1 };
+enum Kind : std::uint16_t {
+  kSegmentDone = 1,  // the running segment ends
+  kSliceEnd,         // the running thread's slice is used up while another thread waits
+};
 
 }  // namespace
 
-Core::Core(World& world, std::uint32_t index) : world_(world), index_(index) {
+Core::Core(World& world, std::uint32_t index, Rng rng, Duration slice)
+    : world_(world), index_(index), rng_(rng), scheduler_(slice) {
   endpoint_ = world_.engine.bind<&Core::on_event>(*this);
   done_ = world_.engine.make_slot();
+  slice_ = world_.engine.make_slot();
 }
 
+// ---- the stack -------------------------------------------------------------------------------
+
 void Core::push(JobRef job, Level level) {
+  assert(level != Level::thread && "threads are woken, not pushed");
   assert(depth_ < stack_.size() && "job stack overflow");
   std::size_t pos = depth_;
   while (pos > 0 && stack_[pos - 1].level >= level)
@@ -32,6 +40,7 @@ void Core::push(JobRef job, Level level) {
 void Core::charge_top(Duration elapsed) {
   const Job& top = stack_[depth_ - 1];
   world_.report.cpu.charge(index_, top.segment.charge, elapsed);
+  if (top.level == Level::thread) scheduler_.ran(*current_, elapsed);
   if (world_.trace && elapsed > Duration::zero()) {
     world_.trace->slice(kTraceCpu, index_, top.segment.label, to_string(top.segment.charge),
                         segment_start_, elapsed);
@@ -46,6 +55,16 @@ void Core::pause_top() {
   top.remaining -= elapsed;
   segment_start_ = now();
   world_.engine.cancel(done_);
+  if (top.level == Level::thread) world_.engine.cancel(slice_);
+}
+
+// Charges the running segment up to now without stopping it: its end stays where it was.
+void Core::sync_top() {
+  Job& top = stack_[depth_ - 1];
+  const Duration elapsed = now() - segment_start_;
+  charge_top(elapsed);
+  top.remaining -= elapsed;
+  segment_start_ = now();
 }
 
 void Core::run_top() {
@@ -58,6 +77,10 @@ void Core::run_top() {
   }
   segment_start_ = now();
   world_.engine.arm(done_, now() + top.remaining, endpoint_, kSegmentDone);
+  if (top.level == Level::thread) {
+    if (scheduler_.pick(current_) == current_) resched_ = false;  // the scheduler's choice runs
+    arm_slice();
+  }
 }
 
 void Core::pop_top() {
@@ -65,8 +88,8 @@ void Core::pop_top() {
   --depth_;
 }
 
-// Makes the top of the stack run: starts fresh jobs (dropping those with nothing to do) and lets
-// a raised softirq run before anything of a lower level.
+// Makes the top of the stack run: starts fresh jobs (dropping those with nothing to do, blocking
+// threads that have nothing to do) and lets a raised softirq run before anything below it.
 void Core::settle() {
   while (true) {
     if (softirq_pending_ && (depth_ == 0 || stack_[depth_ - 1].level < Level::softirq) &&
@@ -92,29 +115,136 @@ void Core::settle() {
       run_top();
       return;
     }
-    pop_top();  // nothing to do
+    if (top.level == Level::thread) {
+      finish_thread(top.ref.type->yields(top.ref.self));
+    } else {
+      pop_top();  // nothing to do
+    }
   }
 }
 
-void Core::on_event(const Event&) {
+void Core::on_event(const Event& event) {
+  if (event.kind() == kSliceEnd) {
+    // update_deadline: the running thread used its slice; another may run now.
+    pause_top();
+    if (scheduler_.slice_used(*current_)) scheduler_.renew(*current_);
+    reschedule();
+    settle();
+    return;
+  }
   Job& top = stack_[depth_ - 1];
   charge_top(now() - segment_start_);
   top.remaining = Duration::zero();
   segment_start_ = now();
   const JobRef ref = top.ref;
-  const std::size_t position = depth_ - 1;
+  const Level level = top.level;
+  if (level == Level::thread) world_.engine.cancel(slice_);
   const auto segment = ref.type->next(ref.self, *this);
   // next() may push jobs of a lower level under the finished one, never above it.
-  assert(stack_[depth_ - 1].ref == ref && depth_ - 1 >= position);
-  (void)position;
+  assert(stack_[depth_ - 1].ref == ref);
   if (segment) {
     Job& job = stack_[depth_ - 1];
     job.segment = *segment;
     job.remaining = segment->length;
+  } else if (level == Level::thread) {
+    finish_thread(ref.type->yields(ref.self));
   } else {
     pop_top();
   }
   settle();
+}
+
+// ---- threads ---------------------------------------------------------------------------------
+
+std::uint32_t Core::add_thread(JobRef job, bool kernel) {
+  const std::uint32_t id = scheduler_.add();
+  threads_.push_back(Thread{Job{job, Level::thread, Segment{}, Duration::zero(), true}, kernel});
+  return id;
+}
+
+// Puts `thread` at the bottom of the stack, under any interrupt work.
+void Core::install(std::uint32_t thread) {
+  assert(!current_ && depth_ < stack_.size());
+  for (std::size_t i = depth_; i > 0; --i)
+    stack_[i] = stack_[i - 1];
+  stack_[0] = threads_[thread].job;
+  ++depth_;
+  ++count_[static_cast<std::size_t>(Level::thread)];
+  current_ = thread;
+}
+
+// Takes the current thread off the stack, keeping its job's state.
+void Core::uninstall() {
+  assert(current_ && jobs_at(Level::thread) == 1);
+  if (depth_ == 1) pause_top();
+  threads_[*current_].job = stack_[0];
+  for (std::size_t i = 0; i + 1 < depth_; ++i)
+    stack_[i] = stack_[i + 1];
+  --depth_;
+  --count_[static_cast<std::size_t>(Level::thread)];
+  current_.reset();
+}
+
+// The scheduler's choice replaces the current thread, when it differs and the current one can
+// be switched out now (an application thread; a kernel thread yields by itself).
+void Core::reschedule() {
+  const auto next = scheduler_.pick(current_);
+  if (next == current_) return;
+  if (current_ && threads_[*current_].kernel) {
+    resched_ = true;  // ksoftirqd sees need_resched() at its next pass and yields
+    return;
+  }
+  if (current_) uninstall();
+  if (next) {
+    install(*next);
+    resched_ = true;
+  }
+}
+
+// The current thread's job is finished: it blocks, or (yielded) stays runnable with a job to
+// start again; the scheduler picks who runs next.
+void Core::finish_thread(bool yielded) {
+  const std::uint32_t thread = *current_;
+  Job& job = stack_[0];
+  job.fresh = true;
+  job.remaining = Duration::zero();
+  if (!yielded) scheduler_.block(thread);
+  if (yielded && scheduler_.slice_used(thread)) scheduler_.renew(thread);
+  uninstall();
+  threads_[thread].job.fresh = true;
+  if (const auto next = scheduler_.pick(std::nullopt)) install(*next);
+}
+
+void Core::wake(std::uint32_t thread) {
+  if (scheduler_.runnable(thread)) return;
+  scheduler_.wake(thread);
+  if (!current_) {
+    install(thread);
+    resched_ = true;  // an idle core runs the woken thread at once
+    if (depth_ == 1) settle();
+    return;
+  }
+  // check_preempt_wakeup_fair: the woken thread runs now only if the scheduler picks it over the
+  // current one (RUN_TO_PARITY keeps a thread in its slice); else at the end of the slice.
+  const bool running = depth_ == 1 && !stack_[0].fresh;
+  if (running) sync_top();
+  const auto before = current_;
+  reschedule();
+  if (current_ != before) {
+    if (depth_ == 1) settle();
+  } else if (running) {
+    arm_slice();
+  }
+}
+
+// The running thread's slice end, while another thread waits for the core.
+void Core::arm_slice() {
+  if (!current_ || scheduler_.runnable_count() < 2 || depth_ == 0 ||
+      stack_[depth_ - 1].level != Level::thread) {
+    world_.engine.cancel(slice_);
+    return;
+  }
+  world_.engine.arm(slice_, now() + scheduler_.slice_left(*current_), endpoint_, kSliceEnd);
 }
 
 void Core::finish() {

@@ -1,12 +1,17 @@
-// A CPU core: a stack of jobs by level (hardirq > softirq > ksoftirqd > thread). The running
-// job's segment is one engine event; a higher-level job preempts it and it resumes later with
-// the time it had left. CPU time is charged per context kind as segments end, and each segment
-// is a slice on the core's timeline.
+// A CPU core: a stack of jobs by level (hardirq > softirq > the running thread) over a fair
+// scheduler of threads. The running job's segment is one engine event; a higher-level job
+// preempts it and it resumes later with the time it had left. CPU time is charged per context
+// kind as segments end, and each segment is a slice on the core's timeline.
 //
 // The core knows a job only as (its type's two functions, the object, the level): it never sees
 // an application's phases or a NAPI context. NET_RX is raised as a flag, the way
 // __raise_softirq_irqoff sets a pending bit; the core starts the NET_RX job (set_softirq_job) on
 // the next occasion where nothing of softirq level or above runs, as irq_exit / local_bh_enable do.
+//
+// Threads (application threads, ksoftirqd) are SCHED_NORMAL tasks of this core, scheduled by
+// FairScheduler (EEVDF): one of them is at the bottom of the stack at a time. A woken thread
+// runs at once on an idle core and otherwise when the running thread's slice ends or it blocks;
+// a kernel thread (ksoftirqd) is switched out only between its segments (cond_resched).
 #pragma once
 
 #include <array>
@@ -14,10 +19,13 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
+#include "irqmod/sim/distribution.hpp"
 #include "irqmod/sim/engine.hpp"
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/time.hpp"
+#include "sim/cpu/scheduler.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -32,11 +40,13 @@ struct Segment {
 };
 
 // A job's behaviour. start(): the job reached the top for the first time; its first segment, or
-// none when it has nothing to do (it is dropped). next(): its segment ended; the next segment,
-// or none when the job is finished.
+// none when it has nothing to do (it is dropped). next(): its segment ended; the next segment, or
+// none when the job is finished. A thread whose job is finished blocks, unless `yields` says it
+// only gave the CPU away (cond_resched) and is still runnable: its job start()s again later.
 struct JobType {
   std::optional<Segment> (*start)(void* self, Core& core);
   std::optional<Segment> (*next)(void* self, Core& core);
+  bool (*yields)(const void* self) = nullptr;
 };
 
 // A job as the core holds it: its type and object.
@@ -46,11 +56,20 @@ struct JobRef {
   friend bool operator==(const JobRef&, const JobRef&) = default;
 };
 
-// The type whose start() and next() call `T::start(Core&)` and `T::next(Core&)`.
+// The type whose start() and next() call `T::start(Core&)` and `T::next(Core&)` (and yields()
+// `T::yields()` when T has one).
 template <typename T>
 inline constexpr JobType kJobTypeOf{
     [](void* self, Core& core) { return static_cast<T*>(self)->start(core); },
-    [](void* self, Core& core) { return static_cast<T*>(self)->next(core); }};
+    [](void* self, Core& core) { return static_cast<T*>(self)->next(core); },
+    [](const void* self) {
+      if constexpr (requires(const T& t) { t.yields(); }) {
+        return static_cast<const T*>(self)->yields();
+      } else {
+        (void)self;
+        return false;
+      }
+    }};
 
 template <typename T>
 JobRef job_of(T& object) {
@@ -58,15 +77,16 @@ JobRef job_of(T& object) {
 }
 
 // Job levels, lowest first; a job preempts every job of a lower level.
-enum class Level : std::uint8_t { thread, ksoftirqd, softirq, hardirq, kCount };
+enum class Level : std::uint8_t { thread, softirq, hardirq, kCount };
 
 class Core {
  public:
-  // The most jobs a core's stack holds: a thread, ksoftirqd, NET_RX and hardirqs queued behind
+  // The most jobs a core's stack holds: the running thread, NET_RX and hardirqs queued behind
   // the running one (each vector is masked while its interrupt is handled).
   static constexpr std::size_t kMaxJobs = 8;
 
-  Core(World& world, std::uint32_t index);
+  // `rng`: the core's own stream for the cost model's draws; `slice`: the scheduler's.
+  Core(World& world, std::uint32_t index, Rng rng, Duration slice);
   Core(const Core&) = delete;
   Core& operator=(const Core&) = delete;
 
@@ -77,9 +97,20 @@ class Core {
   // The NET_RX job, started when the softirq is raised (set once, at set-up).
   void set_softirq_job(JobRef job) { softirq_job_ = job; }
 
-  // Puts `job` on the stack at `level`, behind the jobs of its level already there; starts it
-  // now if it is the highest.
+  // Puts a hardirq or softirq `job` on the stack, behind the jobs of its level already there;
+  // starts it now if it is the highest.
   void push(JobRef job, Level level);
+
+  // A thread of this core (at set-up). An application thread is switched out as soon as the
+  // scheduler says so; a kernel thread (`kernel`) only when it yields (ksoftirqd between passes).
+  std::uint32_t add_thread(JobRef job, bool kernel);
+  // The thread becomes runnable (try_to_wake_up): its job start()s when it next runs.
+  void wake(std::uint32_t thread);
+  bool runnable(std::uint32_t thread) const { return scheduler_.runnable(thread); }
+
+  // need_resched(): a thread that is not running should run (a woken thread on a core that was
+  // idle, or the end of the running thread's slice with another waiting).
+  bool need_resched() const { return resched_; }
 
   // NET_RX pending (__raise_softirq_irqoff): the softirq job runs once nothing of softirq level
   // or above is running.
@@ -90,6 +121,16 @@ class Core {
 
   // Jobs of `level` on the stack (running or preempted).
   std::size_t jobs_at(Level level) const { return count_[static_cast<std::size_t>(level)]; }
+
+  // The CPU time of `times` operations costing `cost` each: drawn from this core's stream, one
+  // draw per operation (a constant cost draws nothing).
+  Duration cost(const Distribution& cost, std::int64_t times = 1) {
+    if (cost.is_constant()) return times * Duration{cost.a_ns};
+    Duration total{};
+    for (std::int64_t i = 0; i < times; ++i)
+      total += cost.draw(rng_);
+    return total;
+  }
 
   // Charges the running segment up to now and writes the idle time left open: the end of a run.
   void finish();
@@ -102,18 +143,29 @@ class Core {
     Duration remaining{};  // of the running segment
     bool fresh = true;     // not started: start() has not been called
   };
+  struct Thread {
+    Job job;  // its state while it is not on the stack
+    bool kernel = false;
+  };
 
   void on_event(const Event& event);
   void settle();
   void pause_top();
+  void sync_top();
   void run_top();
   void charge_top(Duration elapsed);
   void pop_top();
+  void install(std::uint32_t thread);
+  void uninstall();
+  void reschedule();
+  void finish_thread(bool yielded);
+  void arm_slice();
 
   World& world_;
   std::uint32_t index_;
   EndpointId endpoint_{};
-  SlotId done_{};  // the running segment's end
+  SlotId done_{};   // the running segment's end
+  SlotId slice_{};  // the running thread's slice end, while another thread waits
   std::array<Job, kMaxJobs> stack_{};
   std::size_t depth_ = 0;
   std::array<std::size_t, static_cast<std::size_t>(Level::kCount)> count_{};
@@ -121,6 +173,11 @@ class Core {
   JobRef softirq_job_{};
   bool softirq_pending_ = false;
   std::optional<Instant> idle_since_ = Instant{};  // nothing to run since then (for the trace)
+  Rng rng_;
+  FairScheduler scheduler_;
+  std::vector<Thread> threads_;
+  std::optional<std::uint32_t> current_;  // the thread at the bottom of the stack
+  bool resched_ = false;
 };
 
 }  // namespace irqmod::sim

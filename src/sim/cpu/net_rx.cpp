@@ -11,6 +11,7 @@ NetRx::NetRx(Core& core, Budget budget, std::size_t contexts)
   ksoftirqd_.owner = this;
   ksoftirqd_.in_thread = true;
   core_.set_softirq_job(job_of(softirq_));
+  ksoftirqd_thread_ = core_.add_thread(job_of(ksoftirqd_), true);
 }
 
 void NetRx::schedule(NapiRef napi) {
@@ -66,18 +67,20 @@ std::optional<Segment> NetRx::after_poll(Pass& pass) {
   if (!pass.in_thread) {
     ++pass.restarts;
     if (pass.restarts < kMaxSoftirqRestart && now - pass.first_start < kMaxSoftirqTime &&
-        core_.jobs_at(Level::thread) == 0) {
+        !core_.need_resched()) {
       core_.clear_softirq();
       pass.budget_left = budget_.frames;
       pass.pass_start = now;
       return poll_next(pass);
     }
     core_.clear_softirq();
-    if (!ksoftirqd_.active) core_.push(job_of(ksoftirqd_), Level::ksoftirqd);  // wakeup_softirqd
+    core_.wake(ksoftirqd_thread_);  // wakeup_softirqd
     return std::nullopt;
   }
-  // ksoftirqd runs passes until the list is empty.
+  // ksoftirqd runs passes until the list is empty, giving the CPU away between passes when the
+  // scheduler wants it (cond_resched in run_ksoftirqd).
   core_.clear_softirq();
+  if (core_.need_resched()) return std::nullopt;
   pass.budget_left = budget_.frames;
   pass.pass_start = now;
   return poll_next(pass);

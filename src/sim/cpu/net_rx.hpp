@@ -70,6 +70,8 @@ class NetRx {
     int restarts = 0;        // passes so far
     std::optional<Segment> start(Core& core);
     std::optional<Segment> next(Core& core);
+    // ksoftirqd stopped with work left: it gave the CPU away (cond_resched) and stays runnable.
+    bool yields() const { return in_thread && owner->listed() > 0; }
   };
 
  private:
@@ -82,6 +84,7 @@ class NetRx {
   NapiRef polling_{};   // the context whose poll is running
   Pass softirq_{};
   Pass ksoftirqd_{};
+  std::uint32_t ksoftirqd_thread_ = 0;  // ksoftirqd/N among the core's threads
 };
 
 }  // namespace irqmod::sim

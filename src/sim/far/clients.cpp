@@ -5,9 +5,17 @@
 
 namespace irqmod::sim {
 
-PingPongClient::PingPongClient(World& world, Port& port, std::uint32_t flow,
-                               std::uint32_t frame_bytes, std::uint64_t mps)
-    : world_(world), port_(port), flow_(flow), frame_bytes_(frame_bytes), mps_(mps) {}
+PingPongClient::PingPongClient(World& world, Port& port, std::uint32_t first_tuple,
+                               std::uint32_t tuples, std::uint32_t frame_bytes, std::uint64_t mps,
+                               Distribution jitter, Rng jitter_rng)
+    : world_(world),
+      port_(port),
+      first_tuple_(first_tuple),
+      tuples_(tuples),
+      frame_bytes_(frame_bytes),
+      mps_(mps),
+      jitter_(jitter),
+      jitter_rng_(jitter_rng) {}
 
 PeerEndpoint PingPongClient::endpoint() {
   PeerEndpoint e;
@@ -27,9 +35,11 @@ void PingPongClient::send(Instant at) {
     send_ns = std::max(send_ns, next_slot_ns_);
     next_slot_ns_ = send_ns + 1'000'000'000 / static_cast<std::int64_t>(mps_);
   }
+  send_ns += jitter_.draw(jitter_rng_).count();
   sent_ns_ = send_ns;
   const std::int64_t arrival_ns = send_ns + port_.link().reception_ps(frame_bytes_) / 1000;
-  port_.inject(Packet{arrival_ns, frame_bytes_, flow_});
+  port_.inject(Packet{arrival_ns, frame_bytes_, first_tuple_ + next_tuple_});
+  if (++next_tuple_ == tuples_) next_tuple_ = 0;
 }
 
 void PingPongClient::on_reply(std::int64_t arrival_ns) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "irqmod/sim/distribution.hpp"
 #include "sim/far/peer.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"
@@ -22,9 +23,10 @@ namespace irqmod::sim {
 
 class PingPongClient {
  public:
-  // Messages of `frame_bytes` for flow `flow` through `port`; `mps` 0 = --mps=max.
-  PingPongClient(World& world, Port& port, std::uint32_t flow, std::uint32_t frame_bytes,
-                 std::uint64_t mps);
+  // Messages of `frame_bytes` through `port`, taking the 4-tuples first_tuple .. + tuples - 1 in
+  // turn; `mps` 0 = --mps=max; each send is delayed by a draw of `jitter` (from `jitter_rng`).
+  PingPongClient(World& world, Port& port, std::uint32_t first_tuple, std::uint32_t tuples,
+                 std::uint32_t frame_bytes, std::uint64_t mps, Distribution jitter, Rng jitter_rng);
 
   // The first request, at time 0.
   void start() { send(Instant{}); }
@@ -37,9 +39,13 @@ class PingPongClient {
 
   World& world_;
   Port& port_;
-  std::uint32_t flow_;
+  std::uint32_t first_tuple_;
+  std::uint32_t tuples_;
+  std::uint32_t next_tuple_ = 0;
   std::uint32_t frame_bytes_;
   std::uint64_t mps_;
+  Distribution jitter_;
+  Rng jitter_rng_;
   std::int64_t sent_ns_ = 0;       // when the request in flight left the client
   std::int64_t next_slot_ns_ = 0;  // --mps pacing
 };

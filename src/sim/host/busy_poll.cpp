@@ -24,10 +24,10 @@ Segment BusyLoop::iteration(Core& core) {
   const Instant now = core.now();
   napi_->catch_up_arrivals();
   if (!owned_) owned_ = napi_->napi().busy_poll_acquire(settings_.prefer);
-  if (!owned_) return Segment{settings_.iteration, ContextKind::busy_poll, kLabel};
+  if (!owned_) return Segment{core.cost(settings_.iteration), ContextKind::busy_poll, kLabel};
   napi_->napi().busy_poll_begin(settings_.budget);
-  const int scanned = napi_->scan(settings_.budget);
-  Duration cost = settings_.iteration + scanned * napi_->costs().rx_packet;
+  const int scanned = napi_->scan(settings_.budget, core);
+  Duration cost = core.cost(settings_.iteration) + core.cost(napi_->costs().rx_packet, scanned);
   if (scanned == 0 && polled_) {
     // After one empty poll (which left the vector in write-back-only mode), further empty polls
     // change nothing while the context is ours: jump to the iteration at which the next frame
@@ -36,10 +36,13 @@ Segment BusyLoop::iteration(Core& core) {
     const Instant timeout =
         at_ns(static_cast<std::int64_t>((start_units + settings_.usecs + 1) << 10));
     const Instant until = std::min(napi_->next_writeback(), timeout);
-    if (until > now + settings_.iteration) {
-      const std::int64_t iterations =
-          (until - now + settings_.iteration - nanoseconds(1)) / settings_.iteration;
-      cost = iterations * settings_.iteration;
+    if (settings_.iteration.is_constant()) {
+      const Duration each{settings_.iteration.a_ns};
+      if (until > now + each) cost = ((until - now + each - nanoseconds(1)) / each) * each;
+    } else {
+      // Iterations of their own lengths until one starts at or after `until`.
+      while (now + cost < until)
+        cost += core.cost(settings_.iteration);
     }
   }
   polled_ = true;
@@ -66,9 +69,9 @@ std::optional<Segment> BusyLoop::next(Core& core, const Socket& socket) {
   if (auto t = napi.busy_poll_stop(now, settings_.prefer)) napi_->arm_napi_timer(*t, core);
   final_ = true;
   napi.final_poll_begin();
-  const int n = napi_->scan(settings_.budget);
-  return Segment{napi_->costs().napi_poll + n * napi_->costs().rx_packet, ContextKind::busy_poll,
-                 kLabel};
+  const int n = napi_->scan(settings_.budget, core);
+  return Segment{core.cost(napi_->costs().napi_poll) + core.cost(napi_->costs().rx_packet, n),
+                 ContextKind::busy_poll, kLabel};
 }
 
 }  // namespace irqmod::sim

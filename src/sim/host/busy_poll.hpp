@@ -20,10 +20,10 @@
 namespace irqmod::sim {
 
 struct BusyPollSettings {
-  std::uint32_t usecs = 0;  // busy_read or busy_poll, us
-  bool prefer = false;      // SO_PREFER_BUSY_POLL
-  int budget = 8;           // SO_BUSY_POLL_BUDGET
-  Duration iteration{};     // cpu.busy-poll-iteration: one turn of the loop
+  std::uint32_t usecs = 0;   // busy_read or busy_poll, us
+  bool prefer = false;       // SO_PREFER_BUSY_POLL
+  int budget = 8;            // SO_BUSY_POLL_BUDGET
+  Distribution iteration{};  // cpu.busy-poll-iteration: one turn of the loop
 };
 
 class BusyLoop {

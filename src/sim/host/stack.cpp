@@ -1,25 +1,35 @@
-// Stack receive path. See stack.hpp.
+// Stack receive and send paths. See stack.hpp.
 #include "sim/host/stack.hpp"
 
 #include <algorithm>
 
 namespace irqmod::sim {
 
-Stack::Stack(World& world, const Peers& peers, std::size_t flows)
-    : world_(world), peers_(peers), socket_of_(flows, nullptr) {
-  touched_.reserve(flows);
+Stack::Stack(World& world, const Peers& peers, std::size_t tuples, std::size_t cores)
+    : world_(world), peers_(peers), routes_(tuples), core_sockets_(cores, nullptr) {
+  touched_.reserve(64);
 }
 
-void Stack::receive(const Packet& packet, std::uint32_t napi_id) {
-  Socket& socket = *socket_of_[packet.flow];
-  if (!socket.deliver(packet)) {
+void Stack::bind(std::uint32_t tuple, Socket& socket, bool incoming_cpu, std::uint32_t hash) {
+  routes_[tuple] = Route{&socket, incoming_cpu, hash};
+}
+
+void Stack::bind_core(std::uint32_t core, Socket& socket) {
+  if (!core_sockets_[core]) core_sockets_[core] = &socket;
+}
+
+void Stack::receive(const Packet& packet, std::uint32_t napi_id, std::uint32_t core) {
+  const Route& route = routes_[packet.flow];
+  Socket* socket = route.socket;
+  if (route.incoming_cpu && core_sockets_[core]) socket = core_sockets_[core];
+  if (!socket->deliver(packet)) {
     world_.report.drops.add(DropReason::socket_queue_full);
     report_lost(peers_, packet.flow);
     return;
   }
-  socket.set_napi_id(napi_id);
-  if (std::find(touched_.begin(), touched_.end(), &socket) == touched_.end()) {
-    touched_.push_back(&socket);
+  socket->set_napi_id(napi_id);
+  if (std::find(touched_.begin(), touched_.end(), socket) == touched_.end()) {
+    touched_.push_back(socket);
   }
 }
 
@@ -30,6 +40,12 @@ void Stack::end_batch() {
     touched_.pop_back();
     socket->notify();
   }
+}
+
+void Stack::send_reply(const Packet& request, std::uint32_t core) {
+  const auto queues = static_cast<std::uint32_t>(tx_queues_.size());
+  const std::uint32_t queue = core < queues ? core : routes_[request.flow].hash % queues;
+  tx_queues_[queue]->send_reply(request);
 }
 
 }  // namespace irqmod::sim

@@ -5,9 +5,8 @@
 
 namespace irqmod::sim {
 
-MsixTable::MsixTable(World& world, Duration cost) : world_(world), cost_(cost) {
-  entries_.reserve(256);
-}
+MsixTable::MsixTable(World& world, Distribution entry, Distribution handler)
+    : world_(world), entry_cost_(entry), handler_cost_(handler) {}
 
 std::uint32_t MsixTable::add(Core& core, IrqHandler handler) {
   const auto vector = static_cast<std::uint32_t>(entries_.size());
@@ -18,6 +17,7 @@ std::uint32_t MsixTable::add(Core& core, IrqHandler handler) {
 void MsixTable::raise(std::uint32_t vector, bool software) {
   Entry& entry = entries_[vector];
   world_.report.interrupts.count(vector);
+  ++world_.report.cores[entry.core->index()].interrupts;
   if (world_.trace) {
     world_.trace->instant(kTraceCpu, entry.core->index(),
                           software ? "interrupt (software)" : "interrupt", "interrupt",
@@ -26,8 +26,9 @@ void MsixTable::raise(std::uint32_t vector, bool software) {
   entry.core->push(job_of(entry), Level::hardirq);
 }
 
-std::optional<Segment> MsixTable::Entry::start(Core&) {
-  return Segment{table->cost_, ContextKind::hardirq, "hardirq"};
+std::optional<Segment> MsixTable::Entry::start(Core& on) {
+  return Segment{on.cost(table->entry_cost_) + on.cost(table->handler_cost_), ContextKind::hardirq,
+                 "hardirq"};
 }
 
 std::optional<Segment> MsixTable::Entry::next(Core& on) {

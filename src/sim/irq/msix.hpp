@@ -24,8 +24,8 @@ struct IrqHandler {
 
 class MsixTable {
  public:
-  // `cost`: interrupt entry and exit plus the driver's handler, charged as hardirq.
-  MsixTable(World& world, Duration cost);
+  // Interrupt entry and exit plus the driver's handler, charged as hardirq.
+  MsixTable(World& world, Distribution entry, Distribution handler);
   MsixTable(const MsixTable&) = delete;
   MsixTable& operator=(const MsixTable&) = delete;
 
@@ -53,7 +53,8 @@ class MsixTable {
   };
 
   World& world_;
-  Duration cost_;
+  Distribution entry_cost_;
+  Distribution handler_cost_;
   std::vector<Entry> entries_;  // reserved at set-up; addresses stay put once the run starts
 };
 

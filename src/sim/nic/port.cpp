@@ -14,13 +14,13 @@ enum Kind : std::uint16_t {
 }  // namespace
 
 Port::Port(World& world, std::uint64_t link_bps, Duration dma_delay)
-    : world_(world), link_(link_bps), tx_wire_(link_bps), dma_delay_(dma_delay) {
+    : world_(world),
+      link_(link_bps),
+      tx_wire_(link_bps),
+      dma_delay_(dma_delay),
+      arrivals_(Link(link_bps)) {
   endpoint_ = world_.engine.bind<&Port::on_event>(*this);
   watch_ = world_.engine.make_slot();
-}
-
-void Port::add_stream(ArrivalStream stream) {
-  stream_.emplace(std::move(stream));
 }
 
 LazyArrivals Port::lazy_arrivals() {
@@ -53,8 +53,8 @@ void Port::on_event(const Event& event) {
 }
 
 void Port::land(Instant until) {
-  if (!stream_) return;
-  stream_->take_until(until - dma_delay_, [&](const Packet& p) {
+  if (arrivals_.empty()) return;
+  arrivals_.take_until(until - dma_delay_, [&](const Packet& p) {
     const Instant writeback = at_ns(p.arrival_ns) + dma_delay_;
     QueueVector& queue = queue_of(p);
     queue.catch_up(writeback);
@@ -66,9 +66,7 @@ void Port::land(Instant until) {
 
 Instant Port::next_writeback() const {
   Instant next = Instant::max();
-  if (stream_ && stream_->next_arrival() != Instant::max()) {
-    next = stream_->next_arrival() + dma_delay_;
-  }
+  if (arrivals_.next_arrival() != Instant::max()) next = arrivals_.next_arrival() + dma_delay_;
   for (const Injected& injected : injected_) {
     if (injected.pending) next = std::min(next, injected.writeback);
   }
@@ -76,7 +74,7 @@ Instant Port::next_writeback() const {
 }
 
 void Port::update_watch() {
-  if (!stream_) return;  // single frames have their own event
+  if (arrivals_.empty()) return;  // single frames have their own event
   bool watch = world_.event_per_arrival;
   for (std::size_t i = 0; !watch && i < queues_.size(); ++i)
     watch = queues_[i]->wants_next_frame();
@@ -84,7 +82,7 @@ void Port::update_watch() {
     world_.engine.cancel(watch_);
     return;
   }
-  const Instant next = stream_->next_arrival();
+  const Instant next = arrivals_.next_arrival();
   if (next == Instant::max()) return;
   const Instant at = std::max(next + dma_delay_, world_.now());
   if (!world_.engine.armed(watch_) || world_.engine.deadline(watch_) != at) {

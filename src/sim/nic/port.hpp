@@ -12,6 +12,7 @@
 
 #include "irqmod/sim/link.hpp"
 #include "irqmod/sim/traffic.hpp"
+#include "sim/far/arrivals.hpp"
 #include "sim/nic/queue_vector.hpp"
 #include "sim/world.hpp"
 
@@ -23,10 +24,16 @@ class Port {
   Port(const Port&) = delete;
   Port& operator=(const Port&) = delete;
 
-  // Frames of `stream` arrive on this port.
-  void add_stream(ArrivalStream stream);
-  // The queues frames are steered to (queue 0 only, for now).
-  void set_queues(std::vector<QueueVector*> queues) { queues_ = std::move(queues); }
+  // The generators whose frames arrive on this port (the builder adds them, then start()).
+  LinkArrivals& arrivals() { return arrivals_; }
+  void start() {
+    if (!arrivals_.empty()) arrivals_.start();
+  }
+  // The Rx queues' vectors by queue, and each 4-tuple's queue (RSS or a flow rule).
+  void set_queues(std::vector<QueueVector*> queues, std::vector<std::uint16_t> queue_of_tuple) {
+    queues_ = std::move(queues);
+    queue_of_tuple_ = std::move(queue_of_tuple);
+  }
 
   // A single frame a peer sends (its last bit reaches the port at packet.arrival_ns): it is
   // written back after the DMA delay, with an event of its own.
@@ -46,14 +53,15 @@ class Port {
 
  private:
   void on_event(const Event& event);
-  QueueVector& queue_of(const Packet&) { return *queues_[0]; }
+  QueueVector& queue_of(const Packet& p) { return *queues_[queue_of_tuple_[p.flow]]; }
 
   World& world_;
   Link link_;     // peer -> port
   Link tx_wire_;  // port -> peer
   Duration dma_delay_;
-  std::optional<ArrivalStream> stream_;
+  LinkArrivals arrivals_;
   std::vector<QueueVector*> queues_;
+  std::vector<std::uint16_t> queue_of_tuple_;
   struct Injected {
     Packet packet;
     Instant writeback;

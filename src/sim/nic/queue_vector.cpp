@@ -41,6 +41,7 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       polled_(std::max<std::uint32_t>(scenario.nic.rx_ring, 1)),
       ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)) {
   timer_irq_.owner = this;
+  irq_core_ = irq_core.index();
   endpoint_ = world_.engine.bind<&QueueVector::on_event>(*this);
   vector_slot_ = world_.engine.make_slot();
   deadline_slot_ = world_.engine.make_slot();
@@ -70,6 +71,7 @@ void QueueVector::trace_start() {
 void QueueVector::land(const Packet& packet, Instant writeback) {
   const RxQueue::Landing landing = rx_.land(packet, writeback);
   if (!landing.taken) {
+    ++rx_dropped_;
     world_.report.drops.add(landing.reason);
     report_lost(peers_, packet.flow);
     return;
@@ -148,12 +150,13 @@ void QueueVector::arm_napi_timer(Instant at, Core& core) {
 void QueueVector::on_napi_timer() {
   if (auto s = napi_.on_timer(world_.now()); s && *s == napi::Schedule::raised) {
     napi_core_ = timer_core_->index();
+    ++world_.report.cores[napi_core_].interrupts;
     timer_core_->push(job_of(timer_irq_), Level::hardirq);
   }
 }
 
-std::optional<Segment> QueueVector::TimerIrq::start(Core&) {
-  return Segment{owner->costs_.irq_entry, ContextKind::hardirq, "timer irq"};
+std::optional<Segment> QueueVector::TimerIrq::start(Core& core) {
+  return Segment{core.cost(owner->costs_.irq_entry), ContextKind::hardirq, "timer irq"};
 }
 
 std::optional<Segment> QueueVector::TimerIrq::next(Core& core) {
@@ -164,9 +167,11 @@ std::optional<Segment> QueueVector::TimerIrq::next(Core& core) {
 
 // ---- polling ---------------------------------------------------------------------------------
 
-int QueueVector::scan(int budget) {
+int QueueVector::scan(int budget, Core& core) {
   arrivals_.land(arrivals_.self, world_.now());
   const int n = rx_.take(budget, world_.now(), polled_);
+  ++world_.report.cores[core.index()].polls;
+  rx_cleaned_ += static_cast<std::uint64_t>(n);
   if (n > 0) trace_ring();
   return n;
 }
@@ -178,12 +183,12 @@ void QueueVector::trace_ring() {
   }
 }
 
-void QueueVector::deliver_polled() {
+void QueueVector::deliver_polled(Core& core) {
   while (!polled_.empty()) {
     const Packet& p = polled_.front();
     polled_packets_ += 1;
     polled_bytes_ += p.frame_bytes;
-    stack_.receive(p, napi_id());
+    stack_.receive(p, napi_id(), core.index());
     polled_.pop();
   }
   stack_.end_batch();
@@ -194,7 +199,7 @@ void QueueVector::complete(const napi::PollResult& result, int work, Core& core)
   for (std::size_t i = 0; i < polled_.size(); ++i)
     bytes += polled_[i].frame_bytes;
   driver_.on_rx_cleaned(bytes, static_cast<std::uint32_t>(work));
-  deliver_polled();
+  deliver_polled(core);
   if (result.arm_timer) arm_napi_timer(*result.arm_timer, core);
   if (result.repoll) schedule_on(core);
   if (result.completion == napi::Completion::rearm) {
@@ -220,9 +225,9 @@ bool QueueVector::take(const Core& core) {
          napi_.polling() == napi::Poller::none;
 }
 
-Duration QueueVector::poll_begin(Core&) {
-  const int n = scan(napi_.softirq_poll_begin());
-  return costs_.napi_poll + n * costs_.rx_packet;
+Duration QueueVector::poll_begin(Core& core) {
+  const int n = scan(napi_.softirq_poll_begin(), core);
+  return core.cost(costs_.napi_poll) + core.cost(costs_.rx_packet, n);
 }
 
 int QueueVector::poll_end(Core& core) {

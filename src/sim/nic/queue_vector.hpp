@@ -38,9 +38,9 @@ struct LazyArrivals {
 
 // CPU costs a queue vector's work is charged (cpu.*).
 struct PollCosts {
-  Duration napi_poll{};  // fixed cost of one poll call
-  Duration rx_packet{};  // per frame cleaned
-  Duration irq_entry{};  // a timer interrupt's entry and exit (the NAPI watchdog)
+  Distribution napi_poll{};  // fixed cost of one poll call
+  Distribution rx_packet{};  // per frame cleaned
+  Distribution irq_entry{};  // a timer interrupt's entry and exit (the NAPI watchdog)
 };
 
 class QueueVector {
@@ -59,6 +59,7 @@ class QueueVector {
   napi::Context& napi() { return napi_; }
   const napi::Vector& vector() const { return vector_; }
   std::uint32_t msix_vector() const { return msix_vector_; }
+  std::uint32_t irq_core() const { return irq_core_; }
 
   // ---- the device side ----
   // A frame reaches the ring at `writeback` (landing, from the port): a descriptor or a drop,
@@ -74,7 +75,7 @@ class QueueVector {
   // ---- polling (NET_RX and busy poll) ----
   // Takes up to `budget` frames from the ring (landing what arrived first). The number taken;
   // they are delivered when the poll completes.
-  int scan(int budget);
+  int scan(int budget, Core& core);
   int polled() const { return static_cast<int>(polled_.size()); }
   // After any poll of `core`: the driver's completion, the NAPI timer, net_dim's sample, the
   // interrupt re-enabled or not, delivery to the sockets.
@@ -87,6 +88,8 @@ class QueueVector {
   // Lands what arrived up to now (a busy loop does before each iteration).
   void catch_up_arrivals() { arrivals_.land(arrivals_.self, world_.now()); }
   const PollCosts& costs() const { return costs_; }
+  std::uint64_t rx_dropped() const { return rx_dropped_; }
+  std::uint64_t rx_cleaned() const { return rx_cleaned_; }
 
   // ---- NAPI as net_rx_action sees it (NapiOps) ----
   bool take(const Core& core);
@@ -111,7 +114,7 @@ class QueueVector {
   void apply(const Arm& arm);
   void arm_vector(std::optional<Instant> due);
   void arm_at(SlotId slot, Instant at, std::uint16_t kind);
-  void deliver_polled();
+  void deliver_polled(Core& core);
   void trace_ring();
 
   World& world_;
@@ -129,12 +132,15 @@ class QueueVector {
   napi::Driver driver_;
   RxModerator moderator_;
   std::uint32_t msix_vector_ = 0;
+  std::uint32_t irq_core_ = 0;   // the core its MSI-X message goes to
   Ring<Packet> polled_;          // taken by the running poll, delivered at its end
   std::uint32_t napi_core_ = 0;  // the core whose poll list holds the context
   Core* timer_core_ = nullptr;   // the core that armed napi->timer last
   std::uint64_t polled_packets_ = 0;
   std::uint64_t polled_bytes_ = 0;
   std::uint64_t interrupts_ = 0;
+  std::uint64_t rx_dropped_ = 0;  // frames dropped at this vector's Rx ring
+  std::uint64_t rx_cleaned_ = 0;  // frames its polls took from the ring
   TimerIrq timer_irq_{};
 
   EndpointId endpoint_{};

@@ -17,6 +17,7 @@ void TxQueue::send_reply(const Packet& request) {
   }
   const std::int64_t peer_ps = wire_.transmit(now_ns * 1000, request.frame_bytes);
   ring_.push(wire_.free_at_ps() / 1000);
+  ++sent_;
   const PeerEndpoint& peer = peers_[request.flow];
   if (peer.reply) peer.reply(peer.self, request, peer_ps / 1000);
 }

@@ -22,11 +22,13 @@ class TxQueue {
   // arrives. A full ring drops it and the flow's peer hears of the loss.
   void send_reply(const Packet& request);
 
+  std::uint64_t sent() const { return sent_; }  // frames put on the wire
  private:
   World& world_;
   Ring<std::int64_t> ring_;  // frames on the ring: when each has left the wire, ns
   Link& wire_;
   const Peers& peers_;
+  std::uint64_t sent_ = 0;
 };
 
 }  // namespace irqmod::sim
