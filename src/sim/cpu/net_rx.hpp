@@ -1,12 +1,16 @@
-// One core's NET_RX softirq (net_rx_action) and its ksoftirqd thread, over the core's poll list
+// One core's NET_RX softirq and its ksoftirqd thread, over the core's poll list
 // (softnet_data.poll_list): the NAPI contexts scheduled on this core, polled in turn.
 //
-// A pass polls contexts from the list with a shared budget (net.core.netdev_budget frames) and
-// time limit (netdev_budget_usecs); a context that used its whole weight stays scheduled and is
-// put back on the list. When a pass is squeezed, handle_softirqs restarts it while fewer than
-// MAX_SOFTIRQ_RESTART passes and MAX_SOFTIRQ_TIME have gone and no thread waits to run on the
-// core; then the work moves to ksoftirqd (kernel/softirq.c). ksoftirqd runs passes until the list
-// is empty.
+// A pass is one net_rx_action call (net/core/dev.c, 6.x). It takes the whole poll list and polls
+// each context once, every poll with its full weight, against one budget (net.core.netdev_budget
+// frames) and time limit (netdev_budget_usecs), checked between polls. A context that used its
+// whole weight stays scheduled and waits for the next pass, behind the contexts not yet polled
+// and those scheduled meanwhile; contexts scheduled during a pass that drains its list are polled
+// in the same pass. A pass that leaves contexts listed re-raises NET_RX: handle_softirqs runs
+// another pass at once while fewer than MAX_SOFTIRQ_RESTART passes and MAX_SOFTIRQ_TIME have gone
+// and nothing needs the CPU (need_resched); then it wakes ksoftirqd (kernel/softirq.c), which
+// runs passes until the list is empty, giving the CPU away between passes when the scheduler
+// wants it.
 //
 // The core sees NET_RX and ksoftirqd as two jobs; the contexts are NapiRef: bound functions of
 // the component that owns the context (the NIC's queue vector), never a virtual call per packet.
@@ -53,11 +57,13 @@ class NetRx {
   NetRx(const NetRx&) = delete;
   NetRx& operator=(const NetRx&) = delete;
 
-  // ____napi_schedule on this core: the context joins the poll list and NET_RX is raised.
+  // ____napi_schedule on this core: the context joins the poll list and NET_RX is raised. A
+  // context that calls it from its own poll's end (it used its weight) waits for the next pass.
   void schedule(NapiRef napi);
 
   Core& core() { return core_; }
-  std::size_t listed() const { return list_.size(); }
+  // Contexts listed: on the poll list, in the running pass or waiting for the next one.
+  std::size_t listed() const { return list_.size() + local_.size() + repoll_.size(); }
 
   // The two jobs (NET_RX in softirq context, the ksoftirqd thread).
   struct Pass {
@@ -67,7 +73,7 @@ class NetRx {
     int budget_left = 0;     // netdev_budget
     Instant pass_start{};    // for netdev_budget_usecs
     Instant first_start{};   // for MAX_SOFTIRQ_TIME
-    int restarts = 0;        // passes so far
+    int passes = 0;          // net_rx_action calls of this handle_softirqs
     std::optional<Segment> start(Core& core);
     std::optional<Segment> next(Core& core);
     // ksoftirqd stopped with work left: it gave the CPU away (cond_resched) and stays runnable.
@@ -75,13 +81,18 @@ class NetRx {
   };
 
  private:
+  void begin_pass(Pass& pass);
   std::optional<Segment> poll_next(Pass& pass);
   std::optional<Segment> after_poll(Pass& pass);
+  std::optional<Segment> end_pass(Pass& pass);
+  static void move_all(Ring<NapiRef>& from, Ring<NapiRef>& to);
 
   Core& core_;
   Budget budget_;
-  Ring<NapiRef> list_;  // the poll list
-  NapiRef polling_{};   // the context whose poll is running
+  Ring<NapiRef> list_;    // sd->poll_list: scheduled, not taken by a pass
+  Ring<NapiRef> local_;   // the running pass's list
+  Ring<NapiRef> repoll_;  // polled with their whole weight in this pass: the next pass's
+  NapiRef polling_{};     // the context whose poll is running
   Pass softirq_{};
   Pass ksoftirqd_{};
   std::uint32_t ksoftirqd_thread_ = 0;  // ksoftirqd/N among the core's threads
