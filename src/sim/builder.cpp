@@ -20,7 +20,9 @@ Conservation Host::books() const {
     books.in_flight += socket.size();
   books.delivered = world.report.delivered_packets;
   // Replies lost on the Tx ring were delivered first; conservation counts received frames.
-  books.dropped = world.report.drops.total() - world.report.drops.count(DropReason::tx_ring_full);
+  const DropCounters& drops = world.report.drops;
+  books.dropped =
+      drops.total() - drops.count(DropReason::tx_ring_full) - drops.count(DropReason::qdisc_full);
   return books;
 }
 
@@ -30,19 +32,21 @@ namespace {
 std::optional<Error> unsupported(const Scenario& s) {
   const NicSection& nic = s.nic;
   const NicSection defaults = default_scenario().nic;
-  if (nic.moderation != Moderation::adaptive_itr) {
-    // Only i40e's adaptive ITR reads the Tx setting (its Tx container); Tx completion
-    // interrupts are not modelled, so anywhere else the keys would do nothing.
-    const char* key = nic.tx_usecs != defaults.tx_usecs     ? "nic.tx-usecs"
-                      : nic.tx_frames != defaults.tx_frames ? "nic.tx-frames"
-                                                            : nullptr;
+  if (!nic.tx_interrupts) {
+    // Without Tx completion interrupts only i40e's adaptive ITR reads tx-usecs (its Tx
+    // container); anywhere else the Tx keys would do nothing.
+    const char* key =
+        nic.moderation != Moderation::adaptive_itr && nic.tx_usecs != defaults.tx_usecs
+            ? "nic.tx-usecs"
+        : nic.tx_frames != defaults.tx_frames         ? "nic.tx-frames"
+        : nic.tx_moderation != defaults.tx_moderation ? "nic.tx-moderation"
+        : nic.vectors != defaults.vectors             ? "nic.vectors"
+                                                      : nullptr;
     if (key) {
       return Error{key,
-                   "Tx completion interrupts are not modelled, so this would change "
-                   "nothing; allowed: the default (tx-usecs " +
-                       std::to_string(defaults.tx_usecs) + ", tx-frames " +
-                       std::to_string(defaults.tx_frames) +
-                       "), or moderation = \"adaptive-itr\", whose ITR reads it"};
+                   "this changes only how Tx completions interrupt, and nic.tx-interrupts is "
+                   "off (descriptors are free once their frame left the wire); allowed: the "
+                   "default, or nic.tx-interrupts = true"};
     }
   }
   // Keys of the simulator's second shape that the model does not run yet: refused by name.
@@ -51,8 +55,6 @@ std::optional<Error> unsupported(const Scenario& s) {
   for (const ThreadSection& t : s.threads)
     adaptive_poll = adaptive_poll || t.wait == Wait::adaptive_poll;
   const std::pair<bool, const char*> pending[] = {
-      {nic.vectors != d.nic.vectors, "nic.vectors"},
-      {nic.tx_interrupts, "nic.tx-interrupts"},
       {nic.refill != d.nic.refill, "nic.refill"},
       {adaptive_poll, "cpu.app-wait"},
   };
@@ -116,7 +118,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   report.scenario = s.scenario.name;
   report.seed = s.scenario.seed;
   report.sim_time = s.scenario.duration;
-  const std::uint32_t vectors = nic.queues;
+  const std::uint32_t vectors =
+      nic.queues * (nic.tx_interrupts && nic.vectors == VectorLayout::separate ? 2 : 1);
   report.interrupts = InterruptCounters(vectors);
   report.cpu = CpuTime(cpu.cores);
   report.cores.resize(cpu.cores);
@@ -173,24 +176,43 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     }
   }
 
-  // The queues and their vectors: vector q serves queue pair q, on the q-th core of the list.
+  // The queues and their vectors. Vector q serves queue pair q (its Tx completions too, with
+  // nic.tx-interrupts); with nic.vectors = "separate" and Tx interrupts, vectors Q..2Q-1 serve
+  // the Tx queues. Vector v interrupts the (v mod n)-th core of cpu.irq-cores.
   const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
-  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.irq_entry};
-  std::vector<QueueVector*> queues;
-  for (std::uint32_t q = 0; q < nic.queues; ++q) {
-    RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay);
-    Core& irq_core = host.cores[irq_cores[q % irq_cores.size()]];
-    queues.push_back(&host.queue_vectors.emplace_back(world, s, q, rx, *host.msix, irq_core, net_rx,
-                                                      *host.stack, host.peers,
-                                                      host.port->lazy_arrivals(), costs));
-  }
-  host.port->set_queues(queues, std::move(queue_of_tuple));
+  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.irq_entry};
+  const bool separate = nic.tx_interrupts && nic.vectors == VectorLayout::separate;
   std::vector<TxQueue*> tx_queues;
   for (std::uint32_t q = 0; q < nic.queues; ++q) {
-    tx_queues.push_back(
-        &host.tx_queues.emplace_back(world, nic.tx_ring, host.port->tx_wire(), host.peers));
+    tx_queues.push_back(&host.tx_queues.emplace_back(world, q, nic.tx_ring, nic.tx_queue_len,
+                                                     nic.tx_interrupts, nic.dma_delay,
+                                                     host.port->tx_wire(), host.peers));
   }
   host.stack->set_tx_queues(tx_queues);
+  const auto add_vector = [&](RxQueue* rx, TxQueue* tx) -> QueueVector& {
+    const auto v = static_cast<std::uint32_t>(host.queue_vectors.size());
+    Core& irq_core = host.cores[irq_cores[v % irq_cores.size()]];
+    QueueVector& vector =
+        host.queue_vectors.emplace_back(world, s, v, rx, tx, *host.msix, irq_core, net_rx,
+                                        *host.stack, host.peers, host.port->lazy_arrivals(), costs);
+    if (tx) host.port->add_tx_completions(*tx, vector);
+    return vector;
+  };
+  std::vector<QueueVector*> rx_vectors;
+  for (std::uint32_t q = 0; q < nic.queues; ++q) {
+    RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay);
+    TxQueue* tx = nic.tx_interrupts && !separate ? tx_queues[q] : nullptr;
+    rx_vectors.push_back(&add_vector(&rx, tx));
+    host.tx_vector_of_queue.push_back(tx ? std::optional<std::uint32_t>(q) : std::nullopt);
+  }
+  if (separate) {
+    for (std::uint32_t q = 0; q < nic.queues; ++q)
+      host.tx_vector_of_queue[q] = add_vector(nullptr, tx_queues[q]).index();
+  }
+  host.port->set_queues(rx_vectors, std::move(queue_of_tuple));
+  std::vector<QueueVector*> queues;  // every vector, by NAPI id - 1
+  for (QueueVector& v : host.queue_vectors)
+    queues.push_back(&v);
 
   // The application threads.
   const ApplicationCosts app_costs{cpu.syscall, cpu.app_message, cpu.tx_packet, cpu.wakeup,
@@ -240,15 +262,17 @@ std::optional<Error> build(const Scenario& s, Host& host) {
 void Host::fill_report() const {
   RunReport& report = world.report;
   report.queues.clear();
-  for (std::size_t q = 0; q < queue_vectors.size(); ++q) {
+  // Vector q serves Rx queue q (builder); its Tx completions, tx_vector_of_queue[q].
+  for (std::size_t q = 0; q < rx_queues.size(); ++q) {
     const QueueVector& v = queue_vectors[q];
     QueueCounters c;
     c.rx_vector = v.msix_vector();
     c.irq_core = v.irq_core();
+    c.tx_vector = tx_vector_of_queue[q];
     c.rx_frames = rx_queues[q].arrived();
     c.rx_dropped = v.rx_dropped();
     c.rx_cleaned = v.rx_cleaned();
-    c.tx_frames = q < tx_queues.size() ? tx_queues[q].sent() : 0;
+    c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
   }
 }

@@ -47,6 +47,8 @@ struct Host {
   std::deque<RxQueue> rx_queues;
   std::deque<QueueVector> queue_vectors;  // by queue
   std::deque<TxQueue> tx_queues;
+  std::vector<std::optional<std::uint32_t>>
+      tx_vector_of_queue;  // by queue: its Tx completions' vector
   std::deque<Application> applications;
   std::deque<PingPongClient> ping_pong_clients;
   std::deque<RequestSender> request_senders;

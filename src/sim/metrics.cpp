@@ -18,6 +18,8 @@ std::string_view to_string(DropReason reason) {
       return "rx_no_buffer";
     case DropReason::tx_ring_full:
       return "tx_ring_full";
+    case DropReason::qdisc_full:
+      return "qdisc_full";
     case DropReason::socket_queue_full:
       return "socket_queue_full";
     case DropReason::kCount:
@@ -177,8 +179,9 @@ void write_text(std::ostream& out, const RunReport& r) {
   }
   for (std::size_t q = 0; q < r.queues.size(); ++q) {
     const QueueCounters& c = r.queues[q];
-    out << "queue " << q << " (vector " << c.rx_vector << " on cpu " << c.irq_core << "): rx "
-        << c.rx_frames << " frames, " << c.rx_dropped << " dropped, " << c.rx_cleaned
+    out << "queue " << q << " (vector " << c.rx_vector << " on cpu " << c.irq_core;
+    if (c.tx_vector && *c.tx_vector != c.rx_vector) out << ", Tx vector " << *c.tx_vector;
+    out << "): rx " << c.rx_frames << " frames, " << c.rx_dropped << " dropped, " << c.rx_cleaned
         << " cleaned; tx " << c.tx_frames << " frames\n";
   }
   const auto pps = per_second(r.delivered_packets, r.sim_time);
@@ -247,6 +250,12 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("queue", static_cast<std::uint64_t>(q));
     json.field("rx_vector", static_cast<std::uint64_t>(c.rx_vector));
     json.field("irq_core", static_cast<std::uint64_t>(c.irq_core));
+    json.key("tx_vector");
+    if (c.tx_vector) {
+      json.value(static_cast<std::uint64_t>(*c.tx_vector));
+    } else {
+      json.null();
+    }
     json.field("rx_frames", c.rx_frames);
     json.field("rx_dropped", c.rx_dropped);
     json.field("rx_cleaned", c.rx_cleaned);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "irqmod/policy/itr.hpp"
+#include "irqmod/policy/tx_coalesce.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -121,6 +122,18 @@ std::optional<Error> validate_policies(const Scenario& s) {
     case Moderation::adaptive_itr:
       if (auto e = adaptive_itr::validate(adaptive_itr_config(s))) return rekey(*e, "", "");
       break;
+  }
+  if (nic.tx_interrupts && nic.tx_moderation == TxModeration::link_speed) {
+    // tx_coalesce's pair for full-size frames must still be a valid ethtool pair.
+    const tx_coalesce::TxCoalesce c = tx_coalesce::compute(
+        tx_coalesce::TxConfig{s.link.speed_bps, nic.tx_ring, tx_coalesce::kMaxStandardFrameBytes,
+                              tx_coalesce::kDefaultReservePercent});
+    if (c.tx_usecs == 0 && c.tx_frames == 0) {
+      return Error{"nic.tx-ring", std::to_string(nic.tx_ring) +
+                                      " descriptors leave no usable half to time: "
+                                      "tx-moderation = \"link-speed\" gives tx-usecs 0 and "
+                                      "tx-frames 0; allowed: 2 descriptors or more"};
+    }
   }
   return std::nullopt;
 }

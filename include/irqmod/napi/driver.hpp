@@ -49,6 +49,10 @@ class Driver {
   void on_rx_cleaned(std::uint32_t bytes, std::uint32_t packets) {
     if (adaptive_) adaptive_->on_rx_cleaned(bytes, packets);
   }
+  // Tx completions the poll cleaned (i40e_clean_tx_irq's totals, for the Tx ring container).
+  void on_tx_cleaned(std::uint32_t bytes, std::uint32_t packets) {
+    if (adaptive_) adaptive_->on_tx_cleaned(bytes, packets);
+  }
 
   // The end of i40e_napi_poll for `result` at `now`, applied to `vector`.
   DriverAction on_poll(Instant now, const PollResult& result, Vector& vector);

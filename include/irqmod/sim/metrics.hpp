@@ -24,8 +24,9 @@ namespace irqmod::sim {
 enum class DropReason : std::uint8_t {
   rx_ring_full,       // the Rx descriptor ring had no free descriptor when the frame arrived
   rx_no_buffer,       // a descriptor was free but had no buffer yet (refill too slow, seed 004)
-  tx_ring_full,       // the Tx ring was full when the stack queued the frame
+  tx_ring_full,       // the Tx ring was full and there is no qdisc (txqueuelen 0)
   socket_queue_full,  // the receiving socket's queue was at its limit (SO_RCVBUF)
+  qdisc_full,         // the Tx ring and the qdisc in front of it (txqueuelen) were full
   kCount,
 };
 inline constexpr std::size_t kNumDropReasons = static_cast<std::size_t>(DropReason::kCount);
@@ -125,12 +126,13 @@ std::string format_usec(std::int64_t ns, int width = 0);
 
 // What one queue pair saw (/proc/interrupts and ethtool -S, per queue).
 struct QueueCounters {
-  std::uint32_t rx_vector = 0;   // the MSI-X vector its Rx causes raise
-  std::uint32_t irq_core = 0;    // the core that vector interrupts
-  std::uint64_t rx_frames = 0;   // frames that reached its Rx ring, dropped ones included
-  std::uint64_t rx_dropped = 0;  // ... dropped there (ring full, no buffer)
-  std::uint64_t rx_cleaned = 0;  // frames NAPI took from the ring
-  std::uint64_t tx_frames = 0;   // frames sent on its Tx queue
+  std::uint32_t rx_vector = 0;             // the MSI-X vector its Rx causes raise
+  std::uint32_t irq_core = 0;              // the core that vector interrupts
+  std::optional<std::uint32_t> tx_vector;  // the vector its Tx completions raise (tx-interrupts)
+  std::uint64_t rx_frames = 0;             // frames that reached its Rx ring, dropped ones included
+  std::uint64_t rx_dropped = 0;            // ... dropped there (ring full, no buffer)
+  std::uint64_t rx_cleaned = 0;            // frames NAPI took from the ring
+  std::uint64_t tx_frames = 0;             // frames sent on its Tx queue
 };
 
 // What one core handled, beside its CPU time.

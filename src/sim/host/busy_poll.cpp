@@ -24,11 +24,14 @@ Segment BusyLoop::iteration(Core& core) {
   const Instant now = core.now();
   napi_->catch_up_arrivals();
   if (!owned_) owned_ = napi_->napi().busy_poll_acquire(settings_.prefer);
-  if (!owned_) return Segment{core.cost(settings_.iteration), ContextKind::busy_poll, kLabel};
+  if (!owned_) {
+    scan_ = Scan{};
+    return Segment{core.cost(settings_.iteration), ContextKind::busy_poll, kLabel};
+  }
   napi_->napi().busy_poll_begin(settings_.budget);
-  const int scanned = napi_->scan(settings_.budget, core);
-  Duration cost = core.cost(settings_.iteration) + core.cost(napi_->costs().rx_packet, scanned);
-  if (scanned == 0 && polled_) {
+  scan_ = napi_->scan(settings_.budget, core);
+  Duration cost = core.cost(settings_.iteration) + napi_->poll_cost(scan_, core, false);
+  if (scan_.rx == 0 && scan_.tx == 0 && polled_) {
     // After one empty poll (which left the vector in write-back-only mode), further empty polls
     // change nothing while the context is ours: jump to the iteration at which the next frame
     // is written back or the loop times out.
@@ -52,26 +55,22 @@ Segment BusyLoop::iteration(Core& core) {
 std::optional<Segment> BusyLoop::next(Core& core, const Socket& socket) {
   const Instant now = core.now();
   napi::Context& napi = napi_->napi();
+  const int work = napi_->work(scan_, settings_.budget);
   if (final_) {
-    const int n = napi_->polled();
-    napi_->complete(napi.final_poll_end(now, n), n, core);
+    napi_->complete(napi.final_poll_end(now, work), core);
     owned_ = false;
     final_ = false;
     return std::nullopt;
   }
-  if (owned_) {
-    const int n = napi_->polled();
-    napi_->complete(napi.busy_poll_end(now, n), n, core);
-  }
+  if (owned_) napi_->complete(napi.busy_poll_end(now, work), core);
   const bool end = !socket.empty() || napi::busy_loop_timed_out(start_, now, settings_.usecs);
   if (!end) return iteration(core);
   if (!owned_) return std::nullopt;
   if (auto t = napi.busy_poll_stop(now, settings_.prefer)) napi_->arm_napi_timer(*t, core);
   final_ = true;
   napi.final_poll_begin();
-  const int n = napi_->scan(settings_.budget, core);
-  return Segment{core.cost(napi_->costs().napi_poll) + core.cost(napi_->costs().rx_packet, n),
-                 ContextKind::busy_poll, kLabel};
+  scan_ = napi_->scan(settings_.budget, core);
+  return Segment{napi_->poll_cost(scan_, core, true), ContextKind::busy_poll, kLabel};
 }
 
 }  // namespace irqmod::sim

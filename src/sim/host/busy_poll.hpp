@@ -46,6 +46,7 @@ class BusyLoop {
   bool owned_ = false;
   bool polled_ = false;  // this loop has polled the context at least once
   bool final_ = false;   // in busy_poll_stop's final poll
+  Scan scan_{};          // what the running iteration's poll took
   Instant start_{};
 };
 

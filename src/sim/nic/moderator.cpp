@@ -1,12 +1,13 @@
 // Rx moderation variants. See moderator.hpp.
 #include "sim/nic/moderator.hpp"
 
+#include "irqmod/policy/tx_coalesce.hpp"
 #include "sim/policy_config.hpp"
 
 namespace irqmod::sim {
 
-std::variant<RxModerator::Immediate, RxModerator::Coalescing, RxModerator::LowLatency>
-RxModerator::make(const Scenario& s) {
+std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency> Moderator::make(
+    const Scenario& s) {
   switch (s.nic.moderation) {
     case Moderation::coalesce:
       return Coalescing{coalesce::Coalescer(coalesce_settings(s.nic), coalesce::Direction::rx),
@@ -27,10 +28,35 @@ RxModerator::make(const Scenario& s) {
   return Immediate{};
 }
 
-RxModerator::RxModerator(const Scenario& scenario) : state_(make(scenario)) {}
+std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency> Moderator::make_tx(
+    const Scenario& s) {
+  coalesce::Settings settings = coalesce_settings(s.nic);
+  std::optional<dim::NetDim> dim;
+  switch (s.nic.tx_moderation) {
+    case TxModeration::coalesce:
+      break;
+    case TxModeration::dim:
+      // mlx5e_handle_tx_dim: net_dim over the Tx completions, EQE-based profiles.
+      dim.emplace(dim::default_profiles(dim::Direction::tx, dim::CqPeriodMode::start_from_eqe));
+      settings.tx.normal = {dim->profile().usec, dim->profile().pkts};
+      break;
+    case TxModeration::link_speed: {
+      // Seed 001: the interrupt must come before the Tx ring drains, for full-size frames.
+      const tx_coalesce::TxCoalesce c = tx_coalesce::compute(tx_coalesce::TxConfig{
+          s.link.speed_bps, s.nic.tx_ring, tx_coalesce::kMaxStandardFrameBytes,
+          tx_coalesce::kDefaultReservePercent});
+      settings.tx.normal = {c.tx_usecs, c.tx_frames};
+      break;
+    }
+  }
+  return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::tx), dim, std::nullopt};
+}
 
-Arm RxModerator::on_writeback(napi::Vector& vector, Instant t, std::uint32_t free_descriptors,
-                              std::uint32_t frame_bytes) {
+Moderator::Moderator(const Scenario& scenario, coalesce::Direction direction)
+    : state_(direction == coalesce::Direction::rx ? make(scenario) : make_tx(scenario)) {}
+
+Arm Moderator::on_writeback(napi::Vector& vector, Instant t, std::uint32_t free_descriptors,
+                            std::uint32_t frame_bytes) {
   if (auto* c = std::get_if<Coalescing>(&state_)) {
     // In write-back-only mode the device keeps no cause, so nothing starts the timer.
     if (drops_causes(vector)) return {};
@@ -46,7 +72,7 @@ Arm RxModerator::on_writeback(napi::Vector& vector, Instant t, std::uint32_t fre
   return Arm{vector.on_cause(t), {}};
 }
 
-Arm RxModerator::catch_up(napi::Vector& vector, Instant t) {
+Arm Moderator::catch_up(napi::Vector& vector, Instant t) {
   auto* c = std::get_if<Coalescing>(&state_);
   if (!c) return {};
   const auto d = c->coalescer.deadline();
@@ -56,14 +82,14 @@ Arm RxModerator::catch_up(napi::Vector& vector, Instant t) {
   return Arm{vector.on_cause(*d), {}};
 }
 
-Arm RxModerator::recheck(napi::Vector& vector, Instant t) {
+Arm Moderator::recheck(napi::Vector& vector, Instant t) {
   auto* c = std::get_if<Coalescing>(&state_);
   if (!c) return {};
   if (c->coalescer.due(t)) return Arm{vector.on_cause(t), {}};
   return Arm{{}, c->coalescer.deadline()};
 }
 
-bool RxModerator::wants_next_frame(const napi::Vector& vector) const {
+bool Moderator::wants_next_frame(const napi::Vector& vector) const {
   if (vector.state() != napi::VectorState::armed) return false;
   // A queue cause already waiting for its throttle changes nothing with more frames, unless
   // LLI's ring trigger can fire at any frame; a coalescer that counts time only has its deadline.
@@ -75,19 +101,19 @@ bool RxModerator::wants_next_frame(const napi::Vector& vector) const {
   return true;
 }
 
-void RxModerator::on_interrupt(Instant t) {
+void Moderator::on_interrupt(Instant t) {
   if (auto* c = std::get_if<Coalescing>(&state_)) c->coalescer.on_interrupt(t);
 }
 
-Arm RxModerator::on_enabled(napi::Vector& vector, Instant t) {
+Arm Moderator::on_enabled(napi::Vector& vector, Instant t) {
   auto* c = std::get_if<Coalescing>(&state_);
   if (!c) return {};
   c->coalescer.on_irq_enabled(t);
   return recheck(vector, t);
 }
 
-Arm RxModerator::on_completed_poll(napi::Vector& vector, Instant t, const DimCounters& counters,
-                                   std::optional<std::uint32_t>& usecs) {
+Arm Moderator::on_completed_poll(napi::Vector& vector, Instant t, const DimCounters& counters,
+                                 std::optional<std::uint32_t>& usecs) {
   auto* c = std::get_if<Coalescing>(&state_);
   if (!c || !c->dim) return {};
   const dim::Sample sample = dim::make_sample(t, counters.events, counters.packets, counters.bytes);
@@ -99,26 +125,26 @@ Arm RxModerator::on_completed_poll(napi::Vector& vector, Instant t, const DimCou
   return recheck(vector, t);
 }
 
-bool RxModerator::on_causes_dropped(const napi::Vector& vector) {
+bool Moderator::on_causes_dropped(const napi::Vector& vector) {
   auto* c = std::get_if<Coalescing>(&state_);
   if (!c || !drops_causes(vector)) return false;
   c->coalescer.discard_pending();  // as the vector dropped its queue cause
   return true;
 }
 
-Duration RxModerator::sample_interval() const {
+Duration Moderator::sample_interval() const {
   const auto* c = std::get_if<Coalescing>(&state_);
   return c ? c->coalescer.sample_interval() : Duration::zero();
 }
 
-Arm RxModerator::on_sample(napi::Vector& vector, Instant t, std::uint64_t frames_arrived) {
+Arm Moderator::on_sample(napi::Vector& vector, Instant t, std::uint64_t frames_arrived) {
   auto* c = std::get_if<Coalescing>(&state_);
   if (!c) return {};
   c->coalescer.on_sample(t, frames_arrived);
   return recheck(vector, t);
 }
 
-std::optional<std::uint32_t> RxModerator::coalescing_usecs() const {
+std::optional<std::uint32_t> Moderator::coalescing_usecs() const {
   const auto* c = std::get_if<Coalescing>(&state_);
   if (!c) return std::nullopt;
   return c->coalescer.thresholds().usecs;

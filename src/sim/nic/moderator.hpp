@@ -1,11 +1,15 @@
-// Rx interrupt moderation in front of a queue vector: one variant, so that the kinds of
-// nic.moderation differ in one place instead of a switch at every step.
+// Interrupt moderation in front of a queue vector, one per direction: one variant, so that the
+// kinds of nic.moderation and nic.tx-moderation differ in one place instead of a switch at every
+// step.
 //
-//   Immediate   none, itr, adaptive-itr: every write-back is a cause of the vector at once; the
-//               vector's throttle (EITR / i40e's ITR, fixed or adapted by the driver) does the rest
-//   Coalescing  coalesce and dim: ethtool's rx-usecs / rx-frames (and the -irq pair, the rate
-//               bands); for dim, net_dim reprograms the pair after every completed poll
-//   LowLatency  lli: a static ITR plus 82599 low-latency interrupts that bypass it
+//   Immediate   Rx with none, itr, adaptive-itr: every write-back is a cause of the vector at once;
+//               the vector's throttle (EITR / i40e's ITR, fixed or adapted by the driver) does the
+//               rest
+//   Coalescing  Rx with coalesce and dim: ethtool's rx-usecs / rx-frames (and the -irq pair, the
+//               rate bands); for dim, net_dim reprograms the pair after every completed poll.
+//               Tx always: tx-usecs / tx-frames as set (coalesce), chosen by net_dim's Tx profiles
+//               (dim), or computed from the link speed and the Tx ring (link-speed, seed 001)
+//   LowLatency  Rx with lli: a static ITR plus 82599 low-latency interrupts that bypass it
 //
 // Each step returns what to arm (the vector's due time, the coalescing deadline) instead of
 // arming it: the queue vector owns the events.
@@ -37,10 +41,11 @@ struct DimCounters {
   std::uint64_t bytes = 0;    // their bytes
 };
 
-class RxModerator {
+class Moderator {
  public:
+  // The Rx side (nic.moderation) or the Tx side (nic.tx-moderation) of `scenario`.
   // Precondition: the scenario validated (policy_config's mappings accept it).
-  explicit RxModerator(const Scenario& scenario);
+  Moderator(const Scenario& scenario, coalesce::Direction direction);
 
   // A frame was written back at `t`. `free_descriptors`: the ring's free descriptors after it
   // (LLI's ring trigger); `frame_bytes`: its size (LLI's size trigger).
@@ -90,6 +95,7 @@ class RxModerator {
   };
 
   static std::variant<Immediate, Coalescing, LowLatency> make(const Scenario& scenario);
+  static std::variant<Immediate, Coalescing, LowLatency> make_tx(const Scenario& scenario);
   static bool drops_causes(const napi::Vector& vector) {
     return vector.state() == napi::VectorState::writeback_only &&
            !vector.config().latch_in_writeback_only;

@@ -53,6 +53,10 @@ void Port::on_event(const Event& event) {
 }
 
 void Port::land(Instant until) {
+  if (!tx_.empty()) {
+    land_merged(until);
+    return;
+  }
   if (arrivals_.empty()) return;
   arrivals_.take_until(until - dma_delay_, [&](const Packet& p) {
     const Instant writeback = at_ns(p.arrival_ns) + dma_delay_;
@@ -64,9 +68,49 @@ void Port::land(Instant until) {
     queue->catch_up(until);
 }
 
-Instant Port::next_writeback() const {
+// Rx arrivals and Tx write-backs in time order (an arrival first on a tie).
+void Port::land_merged(Instant until) {
+  while (true) {
+    const Instant rx = arrivals_.empty() || arrivals_.next_arrival() == Instant::max()
+                           ? Instant::max()
+                           : arrivals_.next_arrival() + dma_delay_;
+    const Instant tx = next_tx_writeback();
+    const Instant next = std::min(rx, tx);
+    if (next > until || next == Instant::max()) break;
+    if (rx <= tx) {
+      arrivals_.take_until(next - dma_delay_, [&](const Packet& p) {
+        QueueVector& queue = queue_of(p);
+        queue.catch_up(next);
+        queue.land(p, next);
+      });
+      continue;
+    }
+    for (const TxCompletions& c : tx_) {
+      if (c.queue->next_writeback() != next) continue;
+      c.queue->land_next(next);
+      c.vector->catch_up(next);
+      c.vector->land_tx_completion(next);
+      break;
+    }
+  }
+  for (QueueVector* queue : queues_)
+    queue->catch_up(until);
+  for (const TxCompletions& c : tx_)
+    c.vector->catch_up(until);
+}
+
+Instant Port::next_tx_writeback() const {
   Instant next = Instant::max();
-  if (arrivals_.next_arrival() != Instant::max()) next = arrivals_.next_arrival() + dma_delay_;
+  for (const TxCompletions& c : tx_)
+    next = std::min(next, c.queue->next_writeback());
+  return next;
+}
+
+Instant Port::next_writeback() const {
+  Instant next = next_tx_writeback();
+  if (arrivals_.next_arrival() != Instant::max()) {
+    next = std::min(next, arrivals_.next_arrival() + dma_delay_);
+  }
   for (const Injected& injected : injected_) {
     if (injected.pending) next = std::min(next, injected.writeback);
   }
@@ -74,17 +118,30 @@ Instant Port::next_writeback() const {
 }
 
 void Port::update_watch() {
-  if (arrivals_.empty()) return;  // single frames have their own event
-  bool watch = world_.event_per_arrival;
-  for (std::size_t i = 0; !watch && i < queues_.size(); ++i)
-    watch = queues_[i]->wants_next_frame();
+  if (arrivals_.empty() && tx_.empty()) return;  // single frames have their own event
+  bool watch = false;
+  Instant at = Instant::max();
+  if (!arrivals_.empty()) {
+    bool rx = world_.event_per_arrival;
+    for (std::size_t i = 0; !rx && i < queues_.size(); ++i)
+      rx = queues_[i]->wants_next_frame();
+    if (rx) {
+      watch = true;
+      if (arrivals_.next_arrival() != Instant::max()) at = arrivals_.next_arrival() + dma_delay_;
+    }
+  }
+  for (const TxCompletions& c : tx_) {
+    if (world_.event_per_arrival || c.vector->wants_next_tx()) {
+      watch = true;
+      at = std::min(at, c.queue->next_writeback());
+    }
+  }
   if (!watch) {
     world_.engine.cancel(watch_);
     return;
   }
-  const Instant next = arrivals_.next_arrival();
-  if (next == Instant::max()) return;
-  const Instant at = std::max(next + dma_delay_, world_.now());
+  if (at == Instant::max()) return;
+  at = std::max(at, world_.now());
   if (!world_.engine.armed(watch_) || world_.engine.deadline(watch_) != at) {
     world_.engine.arm(watch_, at, endpoint_, kArrivalWatch);
   }

@@ -1,9 +1,10 @@
 // A NIC port: the receive side of the link (the peer's frames, serialised on the wire, written
 // back after nic.dma-delay) and its transmit wire back to the peer. Frames are not events: the
 // port lands every frame that has arrived up to the time of whatever event is handled next, in
-// arrival order, each into its queue. It schedules an event at the next write-back only while a
-// queue's device must react to it (its vector armed with nothing due), and one per single frame
-// a peer sends (a ping-pong request), which is landed at its write-back.
+// arrival order, each into its queue, and with nic.tx-interrupts the Tx completions written back
+// meanwhile, in time order with them. It schedules an event at the next write-back only while a
+// vector must react to it (armed with nothing due), and one per single frame a peer sends (a
+// ping-pong request), which is landed at its write-back.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,11 @@ class Port {
     queues_ = std::move(queues);
     queue_of_tuple_ = std::move(queue_of_tuple);
   }
+  // A Tx queue whose completions interrupt `vector` (nic.tx-interrupts): its write-backs are
+  // landed like arrivals.
+  void add_tx_completions(TxQueue& queue, QueueVector& vector) {
+    tx_.push_back(TxCompletions{&queue, &vector});
+  }
 
   // A single frame a peer sends (its last bit reaches the port at packet.arrival_ns): it is
   // written back after the DMA delay, with an event of its own.
@@ -53,6 +59,8 @@ class Port {
 
  private:
   void on_event(const Event& event);
+  void land_merged(Instant until);
+  Instant next_tx_writeback() const;
   QueueVector& queue_of(const Packet& p) { return *queues_[queue_of_tuple_[p.flow]]; }
 
   World& world_;
@@ -62,6 +70,11 @@ class Port {
   LinkArrivals arrivals_;
   std::vector<QueueVector*> queues_;
   std::vector<std::uint16_t> queue_of_tuple_;
+  struct TxCompletions {
+    TxQueue* queue;
+    QueueVector* vector;
+  };
+  std::vector<TxCompletions> tx_;
   struct Injected {
     Packet packet;
     Instant writeback;

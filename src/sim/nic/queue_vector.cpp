@@ -10,9 +10,10 @@ namespace {
 
 enum Kind : std::uint16_t {
   kVectorDue = 1,     // the vector's interrupt is due
-  kCoalesceDeadline,  // the coalescer's usecs timer
+  kCoalesceDeadline,  // the Rx coalescer's usecs timer
   kNapiTimer,         // napi->timer: deferral, prefer-busy-poll and IRQ-suspension watchdog
   kRateSample,        // coalesce adaptive-rx: the sample-interval timer
+  kTxDeadline,        // the Tx coalescer's usecs timer
 };
 
 }  // namespace
@@ -22,12 +23,13 @@ const NapiOps QueueVector::kNapiOps{
     [](void* self, Core& core) { return static_cast<QueueVector*>(self)->poll_begin(core); },
     [](void* self, Core& core) { return static_cast<QueueVector*>(self)->poll_end(core); }};
 
-QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue& rx,
-                         MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx, Stack& stack,
-                         const Peers& peers, LazyArrivals arrivals, PollCosts costs)
+QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue* rx,
+                         TxQueue* tx, MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx,
+                         Stack& stack, const Peers& peers, LazyArrivals arrivals, PollCosts costs)
     : world_(world),
       index_(index),
       rx_(rx),
+      tx_(tx),
       msix_(msix),
       net_rx_(std::move(net_rx)),
       stack_(stack),
@@ -37,7 +39,8 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       napi_(napi_config(scenario)),
       vector_(vector_config(scenario)),
       driver_(driver_config(scenario), Instant{}),
-      moderator_(scenario),
+      rx_moderator_(scenario, coalesce::Direction::rx),
+      tx_moderator_(scenario, coalesce::Direction::tx),
       polled_(std::max<std::uint32_t>(scenario.nic.rx_ring, 1)),
       ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)) {
   timer_irq_.owner = this;
@@ -45,20 +48,21 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
   endpoint_ = world_.engine.bind<&QueueVector::on_event>(*this);
   vector_slot_ = world_.engine.make_slot();
   deadline_slot_ = world_.engine.make_slot();
+  tx_deadline_slot_ = world_.engine.make_slot();
   timer_slot_ = world_.engine.make_slot();
   msix_vector_ = msix_.add(irq_core, IrqHandler{[](void* self, Core& core) {
                                                   static_cast<QueueVector*>(self)->on_hardirq(core);
                                                 },
                                                 this});
-  if (moderator_.sample_interval() > Duration::zero()) {
+  if (rx_ && rx_moderator_.sample_interval() > Duration::zero()) {
     world_.engine.schedule(at_ns(0), endpoint_, kRateSample);
   }
 }
 
 void QueueVector::trace_start() {
-  if (!world_.trace) return;
+  if (!world_.trace || !rx_) return;
   // The moderation setting in effect from the start; later changes add samples.
-  if (const auto usecs = moderator_.coalescing_usecs()) {
+  if (const auto usecs = rx_moderator_.coalescing_usecs()) {
     world_.trace->counter(kTraceNic, "rx-usecs", "usecs", world_.now(), *usecs);
   } else {
     world_.trace->counter(kTraceNic, "itr", "usecs", world_.now(),
@@ -69,7 +73,7 @@ void QueueVector::trace_start() {
 // ---- the device side -------------------------------------------------------------------------
 
 void QueueVector::land(const Packet& packet, Instant writeback) {
-  const RxQueue::Landing landing = rx_.land(packet, writeback);
+  const RxQueue::Landing landing = rx_->land(packet, writeback);
   if (!landing.taken) {
     ++rx_dropped_;
     world_.report.drops.add(landing.reason);
@@ -78,18 +82,26 @@ void QueueVector::land(const Packet& packet, Instant writeback) {
   }
   if (world_.trace)
     world_.trace->instant(kTraceNic, index_, "frame written back", "nic", writeback);
-  apply(moderator_.on_writeback(vector_, writeback, rx_.free_descriptors(),
-                                rx_.newest().frame_bytes));
+  apply(rx_moderator_.on_writeback(vector_, writeback, rx_->free_descriptors(),
+                                   rx_->newest().frame_bytes),
+        deadline_slot_);
+}
+
+void QueueVector::land_tx_completion(Instant writeback) {
+  apply(tx_moderator_.on_writeback(vector_, writeback, 0, 0), tx_deadline_slot_);
 }
 
 void QueueVector::catch_up(Instant t) {
-  apply(moderator_.catch_up(vector_, t));
+  if (rx_) apply(rx_moderator_.catch_up(vector_, t), deadline_slot_);
+  if (tx_) apply(tx_moderator_.catch_up(vector_, t), tx_deadline_slot_);
 }
 
-void QueueVector::apply(const Arm& arm) {
+void QueueVector::apply(const Arm& arm, SlotId deadline) {
   arm_vector(arm.vector_due);
-  if (arm.deadline)
-    arm_at(deadline_slot_, std::max(*arm.deadline, world_.now()), kCoalesceDeadline);
+  if (arm.deadline) {
+    arm_at(deadline, std::max(*arm.deadline, world_.now()),
+           deadline == tx_deadline_slot_ ? kTxDeadline : kCoalesceDeadline);
+  }
 }
 
 void QueueVector::arm_vector(std::optional<Instant> due) {
@@ -110,14 +122,18 @@ void QueueVector::on_event(const Event& event) {
       on_vector_due();
       break;
     case kCoalesceDeadline:
-      apply(moderator_.recheck(vector_, world_.now()));
+      apply(rx_moderator_.recheck(vector_, world_.now()), deadline_slot_);
+      break;
+    case kTxDeadline:
+      apply(tx_moderator_.recheck(vector_, world_.now()), tx_deadline_slot_);
       break;
     case kNapiTimer:
       on_napi_timer();
       break;
     case kRateSample:
-      apply(moderator_.on_sample(vector_, world_.now(), rx_.arrived()));
-      world_.engine.schedule(world_.now() + moderator_.sample_interval(), endpoint_, kRateSample);
+      apply(rx_moderator_.on_sample(vector_, world_.now(), rx_->arrived()), deadline_slot_);
+      world_.engine.schedule(world_.now() + rx_moderator_.sample_interval(), endpoint_,
+                             kRateSample);
       break;
   }
 }
@@ -126,7 +142,8 @@ void QueueVector::on_vector_due() {
   const auto cause = vector_.fire(world_.now());
   if (!cause) return;
   ++interrupts_;
-  moderator_.on_interrupt(world_.now());
+  rx_moderator_.on_interrupt(world_.now());
+  if (tx_) tx_moderator_.on_interrupt(world_.now());
   msix_.raise(msix_vector_, *cause == napi::Cause::software);
 }
 
@@ -167,19 +184,38 @@ std::optional<Segment> QueueVector::TimerIrq::next(Core& core) {
 
 // ---- polling ---------------------------------------------------------------------------------
 
-int QueueVector::scan(int budget, Core& core) {
+Scan QueueVector::scan(int budget, Core& core) {
   arrivals_.land(arrivals_.self, world_.now());
-  const int n = rx_.take(budget, world_.now(), polled_);
+  Scan scan;
+  if (tx_) {
+    const TxQueue::Cleaned cleaned = tx_->clean();
+    scan.tx = static_cast<int>(cleaned.frames);
+    scan.tx_finished = cleaned.finished;
+    tx_cleaned_packets_ += cleaned.frames;
+    tx_cleaned_bytes_ += cleaned.bytes;
+    tx_frames_unreported_ += cleaned.frames;
+    tx_bytes_unreported_ += cleaned.bytes;
+  }
   ++world_.report.cores[core.index()].polls;
-  rx_cleaned_ += static_cast<std::uint64_t>(n);
-  if (n > 0) trace_ring();
-  return n;
+  if (rx_) {
+    scan.rx = rx_->take(budget, world_.now(), polled_);
+    rx_cleaned_ += static_cast<std::uint64_t>(scan.rx);
+    if (scan.rx > 0) trace_ring();
+  }
+  return scan;
+}
+
+Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {
+  Duration cost = fixed ? core.cost(costs_.napi_poll) : Duration::zero();
+  cost += core.cost(costs_.rx_packet, scan.rx);
+  if (scan.tx > 0) cost += core.cost(costs_.tx_clean, scan.tx);
+  return cost;
 }
 
 void QueueVector::trace_ring() {
   if (world_.trace) {
     world_.trace->counter(kTraceNic, ring_counter_, "descriptors", world_.now(),
-                          static_cast<std::int64_t>(rx_.size()));
+                          static_cast<std::int64_t>(rx_->size()));
   }
 }
 
@@ -194,30 +230,52 @@ void QueueVector::deliver_polled(Core& core) {
   stack_.end_batch();
 }
 
-void QueueVector::complete(const napi::PollResult& result, int work, Core& core) {
+void QueueVector::complete(const napi::PollResult& result, Core& core) {
   std::uint32_t bytes = 0;
   for (std::size_t i = 0; i < polled_.size(); ++i)
     bytes += polled_[i].frame_bytes;
-  driver_.on_rx_cleaned(bytes, static_cast<std::uint32_t>(work));
+  driver_.on_rx_cleaned(bytes, static_cast<std::uint32_t>(polled_.size()));
+  if (tx_frames_unreported_ > 0) {
+    driver_.on_tx_cleaned(tx_bytes_unreported_, tx_frames_unreported_);
+    tx_frames_unreported_ = 0;
+    tx_bytes_unreported_ = 0;
+  }
   deliver_polled(core);
   if (result.arm_timer) arm_napi_timer(*result.arm_timer, core);
   if (result.repoll) schedule_on(core);
   if (result.completion == napi::Completion::rearm) {
-    // The driver's napi poll feeds net_dim after completing (mlx5e_handle_rx_dim, enetc).
+    // The driver's napi poll feeds net_dim after completing (mlx5e_handle_rx_dim, enetc; Tx:
+    // mlx5e_handle_tx_dim).
     std::optional<std::uint32_t> usecs;
-    apply(moderator_.on_completed_poll(
-        vector_, world_.now(), DimCounters{interrupts_, polled_packets_, polled_bytes_}, usecs));
+    apply(
+        rx_moderator_.on_completed_poll(
+            vector_, world_.now(), DimCounters{interrupts_, polled_packets_, polled_bytes_}, usecs),
+        deadline_slot_);
     if (usecs && world_.trace) {
       world_.trace->counter(kTraceNic, "rx-usecs", "usecs", world_.now(), *usecs);
     }
+    if (tx_) {
+      std::optional<std::uint32_t> tx_usecs;
+      apply(tx_moderator_.on_completed_poll(
+                vector_, world_.now(),
+                DimCounters{interrupts_, tx_cleaned_packets_, tx_cleaned_bytes_}, tx_usecs),
+            tx_deadline_slot_);
+      if (tx_usecs && world_.trace) {
+        world_.trace->counter(kTraceNic, "tx-usecs", "usecs", world_.now(), *tx_usecs);
+      }
+    }
   }
   const napi::DriverAction action = driver_.on_poll(world_.now(), result, vector_);
-  if (action.enabled) apply(moderator_.on_enabled(vector_, world_.now()));
+  if (action.enabled) {
+    apply(rx_moderator_.on_enabled(vector_, world_.now()), deadline_slot_);
+    if (tx_) apply(tx_moderator_.on_enabled(vector_, world_.now()), tx_deadline_slot_);
+  }
   if (action.new_itr && world_.trace) {
     world_.trace->counter(kTraceNic, "itr", "usecs", world_.now(), action.new_itr->count() / 1000);
   }
   arm_vector(action.fire_at);
-  if (moderator_.on_causes_dropped(vector_)) world_.engine.cancel(deadline_slot_);
+  if (rx_moderator_.on_causes_dropped(vector_)) world_.engine.cancel(deadline_slot_);
+  if (tx_ && tx_moderator_.on_causes_dropped(vector_)) world_.engine.cancel(tx_deadline_slot_);
 }
 
 bool QueueVector::take(const Core& core) {
@@ -226,14 +284,14 @@ bool QueueVector::take(const Core& core) {
 }
 
 Duration QueueVector::poll_begin(Core& core) {
-  const int n = scan(napi_.softirq_poll_begin(), core);
-  return core.cost(costs_.napi_poll) + core.cost(costs_.rx_packet, n);
+  last_scan_ = scan(napi_.softirq_poll_begin(), core);
+  return poll_cost(last_scan_, core, true);
 }
 
 int QueueVector::poll_end(Core& core) {
-  const int n = polled();
-  complete(napi_.softirq_poll_end(world_.now(), n), n, core);
-  return n;
+  const int work = this->work(last_scan_, napi_.config().weight);
+  complete(napi_.softirq_poll_end(world_.now(), work), core);
+  return work;
 }
 
 }  // namespace irqmod::sim

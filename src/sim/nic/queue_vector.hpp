@@ -1,11 +1,16 @@
 // A queue vector (i40e's q_vector, ixgbe's, enetc's int_vector): one MSI-X vector, its NAPI
-// context and the queue it serves. It holds the library's napi::Vector (masking, throttle, the
-// software trigger), napi::Context (NAPI_STATE_*), napi::Driver (the tail of i40e_napi_poll) and
-// the Rx moderator in front of the vector; it owns their events (the vector's interrupt, the
-// coalescing deadline, the NAPI watchdog, adaptive-rx's sample timer).
+// context and the queues it serves: an Rx queue, a Tx queue, or both (nic.vectors = "pair", the
+// Intel and enetc layout where the Rx and Tx causes of a queue pair raise one vector). It holds
+// the library's napi::Vector (masking, throttle, the software trigger), napi::Context
+// (NAPI_STATE_*), napi::Driver (the tail of i40e_napi_poll) and a moderator per direction in front
+// of the vector; it owns their events (the vector's interrupt, the coalescing deadlines, the NAPI
+// watchdog, adaptive-rx's sample timer).
 //
-// It is polled two ways: by NET_RX on the core whose poll list holds it (NapiOps), and by a
-// thread that busy-polls it (host/busy_poll.hpp), through the same poll_begin / complete steps.
+// Its poll (i40e_napi_poll's shape) cleans Tx completions first, up to their own work limit and
+// not counted against the budget, then Rx frames up to the budget; with Tx completions left over
+// it reports the whole budget, so NAPI polls it again. It is polled two ways: by NET_RX on the
+// core whose poll list holds it (NapiOps), and by a thread that busy-polls it
+// (host/busy_poll.hpp), through the same scan / complete steps.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +28,7 @@
 #include "sim/irq/msix.hpp"
 #include "sim/nic/moderator.hpp"
 #include "sim/nic/rx_queue.hpp"
+#include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -40,46 +46,63 @@ struct LazyArrivals {
 struct PollCosts {
   Distribution napi_poll{};  // fixed cost of one poll call
   Distribution rx_packet{};  // per frame cleaned
+  Distribution tx_clean{};   // per Tx completion cleaned
   Distribution irq_entry{};  // a timer interrupt's entry and exit (the NAPI watchdog)
+};
+
+// What one poll took: Rx frames (delivered when it completes) and Tx completions (cleaned).
+struct Scan {
+  int rx = 0;
+  int tx = 0;
+  bool tx_finished = true;  // no Tx completion left behind by the work limit
 };
 
 class QueueVector {
  public:
-  // `index`: the queue's number (and its NAPI id); `cores`' NET_RX objects by core index.
-  QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue& rx,
+  // Vector `index` (its NAPI id is index + 1) serving `rx` and/or `tx` (at least one); its
+  // messages go to `irq_core`; `net_rx` are the cores' NET_RX objects by core index.
+  QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue* rx, TxQueue* tx,
               MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx, Stack& stack,
               const Peers& peers, LazyArrivals arrivals, PollCosts costs);
   QueueVector(const QueueVector&) = delete;
   QueueVector& operator=(const QueueVector&) = delete;
 
   std::uint32_t index() const { return index_; }
-  // The context's NAPI id: the queue's number + 1 (0 means "none", as below MIN_NAPI_ID).
+  // The context's NAPI id: the vector's number + 1 (0 means "none", as below MIN_NAPI_ID).
   std::uint32_t napi_id() const { return index_ + 1; }
-  RxQueue& rx() { return rx_; }
+  RxQueue* rx() { return rx_; }
+  TxQueue* tx() { return tx_; }
   napi::Context& napi() { return napi_; }
   const napi::Vector& vector() const { return vector_; }
   std::uint32_t msix_vector() const { return msix_vector_; }
   std::uint32_t irq_core() const { return irq_core_; }
 
   // ---- the device side ----
-  // A frame reaches the ring at `writeback` (landing, from the port): a descriptor or a drop,
-  // then moderation.
+  // A frame reaches the Rx ring at `writeback` (landing, from the port): a descriptor or a
+  // drop, then Rx moderation.
   void land(const Packet& packet, Instant writeback);
-  // Raise a coalescing deadline that passed before `t` (the port lands frames late).
+  // A Tx descriptor was written back at `writeback`: a Tx cause under Tx moderation.
+  void land_tx_completion(Instant writeback);
+  // Raise coalescing deadlines that passed before `t` (the port lands write-backs late).
   void catch_up(Instant t);
-  // The device must react to this queue's next write-back.
-  bool wants_next_frame() const { return moderator_.wants_next_frame(vector_); }
+  // The device must react to this vector's next Rx / Tx write-back.
+  bool wants_next_frame() const { return rx_ && rx_moderator_.wants_next_frame(vector_); }
+  bool wants_next_tx() const { return tx_ && tx_moderator_.wants_next_frame(vector_); }
   // Trace: the moderation setting at the start.
   void trace_start();
 
   // ---- polling (NET_RX and busy poll) ----
-  // Takes up to `budget` frames from the ring (landing what arrived first). The number taken;
-  // they are delivered when the poll completes.
-  int scan(int budget, Core& core);
+  // Cleans Tx completions, then takes up to `budget` Rx frames (landing what arrived first).
+  // The Rx frames are delivered when the poll completes.
+  Scan scan(int budget, Core& core);
+  // The CPU time of a poll that took `scan` (the poll call's fixed part with `fixed`).
+  Duration poll_cost(const Scan& scan, Core& core, bool fixed);
   int polled() const { return static_cast<int>(polled_.size()); }
-  // After any poll of `core`: the driver's completion, the NAPI timer, net_dim's sample, the
+  // The work a poll reports to NAPI: its Rx frames, or the whole budget when Tx work is left.
+  int work(const Scan& scan, int budget) const { return scan.tx_finished ? scan.rx : budget; }
+  // After any poll of `core`: the driver's completion, the NAPI timer, net_dim's samples, the
   // interrupt re-enabled or not, delivery to the sockets.
-  void complete(const napi::PollResult& result, int work, Core& core);
+  void complete(const napi::PollResult& result, Core& core);
   // hrtimer_start(..., HRTIMER_MODE_REL_PINNED): the watchdog runs on the core that armed it.
   void arm_napi_timer(Instant at, Core& core);
   // The context is scheduled (interrupt, watchdog, resume_irqs, repoll) on `core`'s list.
@@ -111,7 +134,7 @@ class QueueVector {
   void on_vector_due();
   void on_napi_timer();
   void on_hardirq(Core& core);
-  void apply(const Arm& arm);
+  void apply(const Arm& arm, SlotId deadline);
   void arm_vector(std::optional<Instant> due);
   void arm_at(SlotId slot, Instant at, std::uint16_t kind);
   void deliver_polled(Core& core);
@@ -119,7 +142,8 @@ class QueueVector {
 
   World& world_;
   std::uint32_t index_;
-  RxQueue& rx_;
+  RxQueue* rx_;
+  TxQueue* tx_;
   MsixTable& msix_;
   std::vector<NetRx*> net_rx_;  // by core index
   Stack& stack_;
@@ -130,21 +154,27 @@ class QueueVector {
   napi::Context napi_;
   napi::Vector vector_;
   napi::Driver driver_;
-  RxModerator moderator_;
+  Moderator rx_moderator_;
+  Moderator tx_moderator_;
   std::uint32_t msix_vector_ = 0;
   std::uint32_t irq_core_ = 0;   // the core its MSI-X message goes to
   Ring<Packet> polled_;          // taken by the running poll, delivered at its end
+  Scan last_scan_{};             // what the running softirq poll took
   std::uint32_t napi_core_ = 0;  // the core whose poll list holds the context
   Core* timer_core_ = nullptr;   // the core that armed napi->timer last
   std::uint64_t polled_packets_ = 0;
   std::uint64_t polled_bytes_ = 0;
+  std::uint64_t tx_cleaned_packets_ = 0;
+  std::uint64_t tx_cleaned_bytes_ = 0;
+  std::uint32_t tx_bytes_unreported_ = 0;  // Tx cleaned since the driver last heard
+  std::uint32_t tx_frames_unreported_ = 0;
   std::uint64_t interrupts_ = 0;
   std::uint64_t rx_dropped_ = 0;  // frames dropped at this vector's Rx ring
   std::uint64_t rx_cleaned_ = 0;  // frames its polls took from the ring
   TimerIrq timer_irq_{};
 
   EndpointId endpoint_{};
-  SlotId vector_slot_{}, deadline_slot_{}, timer_slot_{};
+  SlotId vector_slot_{}, deadline_slot_{}, tx_deadline_slot_{}, timer_slot_{};
   std::string ring_counter_;  // trace counter names
 };
 

@@ -1,25 +1,86 @@
-// The Tx ring. See tx_queue.hpp.
+// The Tx queue. See tx_queue.hpp.
 #include "sim/nic/tx_queue.hpp"
+
+#include <algorithm>
 
 namespace irqmod::sim {
 
-TxQueue::TxQueue(World& world, std::uint32_t descriptors, Link& wire, const Peers& peers)
-    : world_(world), ring_(descriptors), wire_(wire), peers_(peers) {}
+TxQueue::TxQueue(World& world, std::uint32_t index, std::uint32_t descriptors,
+                 std::uint32_t qdisc_packets, bool interrupts, Duration dma_delay, Link& wire,
+                 const Peers& peers)
+    : world_(world),
+      index_(index),
+      interrupts_(interrupts),
+      dma_delay_(dma_delay),
+      ring_(descriptors),
+      qdisc_(std::max<std::uint32_t>(qdisc_packets, 1)),
+      qdisc_capacity_(qdisc_packets),
+      wire_(wire),
+      peers_(peers) {}
 
-void TxQueue::send_reply(const Packet& request) {
-  const std::int64_t now_ns = ns_since_epoch(world_.now());
-  while (!ring_.empty() && ring_.front() <= now_ns)
+// Without Tx interrupts a descriptor is free once its frame has left the wire.
+void TxQueue::release_sent(std::int64_t now_ns) {
+  if (interrupts_) return;
+  while (!ring_.empty() && ring_.front().done_ns <= now_ns)
     ring_.pop();
-  if (ring_.full()) {
-    world_.report.drops.add(DropReason::tx_ring_full);
-    report_lost(peers_, request.flow);
-    return;
+  while (!qdisc_.empty() && !ring_.full()) {
+    put_on_ring(qdisc_.front());
+    qdisc_.pop();
   }
+}
+
+void TxQueue::put_on_ring(const Packet& request) {
+  const std::int64_t now_ns = ns_since_epoch(world_.now());
   const std::int64_t peer_ps = wire_.transmit(now_ns * 1000, request.frame_bytes);
-  ring_.push(wire_.free_at_ps() / 1000);
+  const std::int64_t left_ns = wire_.free_at_ps() / 1000;
+  ring_.push(Frame{interrupts_ ? left_ns + dma_delay_.count() : left_ns, request.frame_bytes});
   ++sent_;
   const PeerEndpoint& peer = peers_[request.flow];
   if (peer.reply) peer.reply(peer.self, request, peer_ps / 1000);
+}
+
+void TxQueue::send_reply(const Packet& request) {
+  release_sent(ns_since_epoch(world_.now()));
+  if (!ring_.full() && qdisc_.empty()) {
+    put_on_ring(request);
+    return;
+  }
+  if (qdisc_.size() < qdisc_capacity_) {
+    qdisc_.push(request);
+    return;
+  }
+  world_.report.drops.add(qdisc_capacity_ == 0 ? DropReason::tx_ring_full : DropReason::qdisc_full);
+  report_lost(peers_, request.flow);
+}
+
+std::optional<Instant> TxQueue::land_next(Instant until) {
+  if (written_back_ == ring_.size()) return std::nullopt;
+  const std::int64_t at = ring_[written_back_].done_ns;
+  if (at > ns_since_epoch(until)) return std::nullopt;
+  ++written_back_;
+  return at_ns(at);
+}
+
+Instant TxQueue::next_writeback() const {
+  if (!interrupts_ || written_back_ == ring_.size()) return Instant::max();
+  return at_ns(ring_[written_back_].done_ns);
+}
+
+TxQueue::Cleaned TxQueue::clean() {
+  Cleaned cleaned;
+  const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(written_back_, kTxCleanLimit));
+  for (std::uint32_t i = 0; i < n; ++i) {
+    cleaned.bytes += ring_.front().frame_bytes;
+    ring_.pop();
+  }
+  written_back_ -= n;
+  cleaned.frames = n;
+  cleaned.finished = written_back_ == 0;
+  while (!qdisc_.empty() && !ring_.full()) {
+    put_on_ring(qdisc_.front());
+    qdisc_.pop();
+  }
+  return cleaned;
 }
 
 }  // namespace irqmod::sim
