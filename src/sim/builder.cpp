@@ -55,7 +55,6 @@ std::optional<Error> unsupported(const Scenario& s) {
   for (const ThreadSection& t : s.threads)
     adaptive_poll = adaptive_poll || t.wait == Wait::adaptive_poll;
   const std::pair<bool, const char*> pending[] = {
-      {nic.refill != d.nic.refill, "nic.refill"},
       {adaptive_poll, "cpu.app-wait"},
   };
   for (const auto& [set, key] : pending) {
@@ -180,7 +179,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   // nic.tx-interrupts); with nic.vectors = "separate" and Tx interrupts, vectors Q..2Q-1 serve
   // the Tx queues. Vector v interrupts the (v mod n)-th core of cpu.irq-cores.
   const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
-  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.irq_entry};
+  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.rx_refill, cpu.irq_entry};
+  const RefillSettings refill{nic.refill == Refill::cpu, nic.refill_batch, nic.alloc_fail_ppm};
   const bool separate = nic.tx_interrupts && nic.vectors == VectorLayout::separate;
   std::vector<TxQueue*> tx_queues;
   for (std::uint32_t q = 0; q < nic.queues; ++q) {
@@ -192,15 +192,15 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   const auto add_vector = [&](RxQueue* rx, TxQueue* tx) -> QueueVector& {
     const auto v = static_cast<std::uint32_t>(host.queue_vectors.size());
     Core& irq_core = host.cores[irq_cores[v % irq_cores.size()]];
-    QueueVector& vector =
-        host.queue_vectors.emplace_back(world, s, v, rx, tx, *host.msix, irq_core, net_rx,
-                                        *host.stack, host.peers, host.port->lazy_arrivals(), costs);
+    QueueVector& vector = host.queue_vectors.emplace_back(
+        world, s, v, rx, tx, *host.msix, irq_core, net_rx, *host.stack, host.peers,
+        host.port->lazy_arrivals(), costs, refill, Rng(s.scenario.seed, stream::kRefill + v));
     if (tx) host.port->add_tx_completions(*tx, vector);
     return vector;
   };
   std::vector<QueueVector*> rx_vectors;
   for (std::uint32_t q = 0; q < nic.queues; ++q) {
-    RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay);
+    RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay, refill.by_cpu);
     TxQueue* tx = nic.tx_interrupts && !separate ? tx_queues[q] : nullptr;
     rx_vectors.push_back(&add_vector(&rx, tx));
     host.tx_vector_of_queue.push_back(tx ? std::optional<std::uint32_t>(q) : std::nullopt);

@@ -825,6 +825,16 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                       " entries is not a power of two; allowed: 1, 2, 4, ... 4096 "
                                       "(the hardware indexes the table by the hash's low bits)"});
   }
+  if (nic.refill == Refill::cpu && nic.refill_delay > Duration::zero()) {
+    return fail({"nic.refill-delay",
+                 "with nic.refill = \"cpu\" buffers come back when a poll "
+                 "refills them, not after a delay; allowed: 0"});
+  }
+  if (nic.refill == Refill::delay && nic.alloc_fail_ppm > 0) {
+    return fail({"nic.alloc-fail-ppm",
+                 "allocations happen only with nic.refill = \"cpu\"; "
+                 "allowed: 0, or nic.refill = \"cpu\""});
+  }
   if (nic.refill == Refill::cpu && nic.refill_batch > nic.rx_ring) {
     return fail(
         {"nic.refill-batch", std::to_string(nic.refill_batch) +

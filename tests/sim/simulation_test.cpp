@@ -60,6 +60,12 @@ Scenario load_shipped(const std::string& name, const std::vector<std::string>& s
   return r.value();
 }
 
+std::string load_error(const std::string& text) {
+  LoadResult r = load_scenario_text(text, "test.toml");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? std::string() : r.error().what();
+}
+
 RunReport run(const Scenario& s, TraceWriter* trace = nullptr) {
   RunOptions options;
   options.trace = trace;
@@ -523,6 +529,66 @@ vectors = "separate"
   EXPECT_LT(link.interrupts.count_of(1), fixed.interrupts.count_of(1) / 2);
   EXPECT_NE(dim.interrupts.count_of(1), fixed.interrupts.count_of(1));
   EXPECT_EQ(fixed.interrupts.count_of(0), link.interrupts.count_of(0));  // Rx unchanged
+}
+
+TEST(simulation, a_refill_done_by_the_cpu_costs_poll_time_and_starves_the_ring_when_slow) {
+  // 1 Mpps into one queue on its own core: the poll refills what it cleaned. At 200 ns per buffer
+  // the core keeps up; at 2 us per buffer the refill is the bottleneck and frames find no buffer.
+  const std::string text = std::string(R"(
+[scenario]
+duration = "10ms"
+[traffic]
+kind = "constant"
+rate = 1000000
+[nic]
+refill = "cpu"
+[cpu]
+cores = 2
+app-core = 1
+)") + std::string(kCosts).substr(std::string(kCosts).find('\n', 2) + 1);
+  const RunReport cheap = run(load(text, {"cpu.rx-refill=200", "cpu.rx-packet=300"}));
+  const RunReport dear = run(load(text, {"cpu.rx-refill=2000", "cpu.rx-packet=300"}));
+  EXPECT_EQ(cheap.drops.total(), 0u);
+  EXPECT_GT(dear.drops.count(DropReason::rx_no_buffer), cheap.conservation.entered / 4);
+  EXPECT_EQ(dear.drops.count(DropReason::rx_ring_full), 0u);
+  const double cheap_cpu = static_cast<double>(cheap.cpu.busy(0).count());
+  const RunReport free_refill = run(load(text, {"cpu.rx-refill=0", "cpu.rx-packet=300"}));
+  EXPECT_GT(cheap_cpu, 1.2 * static_cast<double>(free_refill.cpu.busy(0).count()));
+  EXPECT_TRUE(dear.conservation.ok());
+}
+
+TEST(simulation, failed_buffer_allocations_keep_napi_polling_and_drop_frames) {
+  const std::string text = std::string(R"(
+[scenario]
+duration = "10ms"
+[traffic]
+kind = "constant"
+rate = 500000
+[nic]
+refill = "cpu"
+refill-batch = 16
+rx-ring = 64
+[cpu]
+cores = 2
+app-core = 1
+rx-refill = 100
+)") + std::string(kCosts).substr(std::string(kCosts).find('\n', 2) + 1);
+  const RunReport ok = run(load(text));
+  const RunReport failing = run(load(text, {"nic.alloc-fail-ppm=600000"}));
+  // i40e reports the whole budget after a failure: NAPI polls again instead of re-enabling, so
+  // the same frames take more polls, more CPU and fewer interrupts.
+  EXPECT_LT(failing.interrupts.total(), ok.interrupts.total());
+  EXPECT_GT(failing.cores[0].polls, 5 * ok.cores[0].polls);
+  EXPECT_GT(failing.cpu.busy(0), ok.cpu.busy(0));
+  EXPECT_EQ(failing.conservation.entered, ok.conservation.entered);
+}
+
+TEST(simulation, refill_keys_that_would_do_nothing_are_refused) {
+  EXPECT_NE(
+      load_error(ping_pong("refill = \"cpu\"\nrefill-delay = \"10us\"\n")).find("nic.refill-delay"),
+      std::string::npos);
+  EXPECT_NE(load_error(ping_pong("alloc-fail-ppm = 5\n")).find("nic.alloc-fail-ppm"),
+            std::string::npos);
 }
 
 TEST(simulation, tx_keys_without_tx_interrupts_are_refused_by_name) {

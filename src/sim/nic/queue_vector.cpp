@@ -25,7 +25,8 @@ const NapiOps QueueVector::kNapiOps{
 
 QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue* rx,
                          TxQueue* tx, MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx,
-                         Stack& stack, const Peers& peers, LazyArrivals arrivals, PollCosts costs)
+                         Stack& stack, const Peers& peers, LazyArrivals arrivals, PollCosts costs,
+                         RefillSettings refill, Rng refill_rng)
     : world_(world),
       index_(index),
       rx_(rx),
@@ -36,6 +37,8 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       peers_(peers),
       arrivals_(arrivals),
       costs_(costs),
+      refill_(refill),
+      refill_rng_(refill_rng),
       napi_(napi_config(scenario)),
       vector_(vector_config(scenario)),
       driver_(driver_config(scenario), Instant{}),
@@ -201,6 +204,22 @@ Scan QueueVector::scan(int budget, Core& core) {
     scan.rx = rx_->take(budget, world_.now(), polled_);
     rx_cleaned_ += static_cast<std::uint64_t>(scan.rx);
     if (scan.rx > 0) trace_ring();
+    if (refill_.by_cpu && rx_->unrefilled() >= refill_.batch) {
+      // i40e_alloc_rx_buffers for every cleaned descriptor (done here once per poll, not at the
+      // top of each of its iterations); an allocation that fails ends it (alloc_page_failed).
+      std::uint32_t allocated = rx_->unrefilled();
+      if (refill_.fail_ppm > 0) {
+        for (std::uint32_t i = 0; i < allocated; ++i) {
+          if (refill_rng_.below(1'000'000) < refill_.fail_ppm) {
+            allocated = i;
+            scan.refill_failed = true;
+            ++alloc_failures_;
+            break;
+          }
+        }
+      }
+      scan.refilled = static_cast<int>(allocated);
+    }
   }
   return scan;
 }
@@ -209,6 +228,11 @@ Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {
   Duration cost = fixed ? core.cost(costs_.napi_poll) : Duration::zero();
   cost += core.cost(costs_.rx_packet, scan.rx);
   if (scan.tx > 0) cost += core.cost(costs_.tx_clean, scan.tx);
+  if (scan.refilled > 0) {
+    cost += core.cost(costs_.rx_refill, scan.refilled);
+    // The tail register is written at the end of the poll: the buffers are usable from then.
+    rx_->refill(static_cast<std::uint32_t>(scan.refilled), world_.now() + cost);
+  }
   return cost;
 }
 

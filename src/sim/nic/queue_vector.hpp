@@ -47,14 +47,25 @@ struct PollCosts {
   Distribution napi_poll{};  // fixed cost of one poll call
   Distribution rx_packet{};  // per frame cleaned
   Distribution tx_clean{};   // per Tx completion cleaned
+  Distribution rx_refill{};  // per Rx buffer allocated and posted
   Distribution irq_entry{};  // a timer interrupt's entry and exit (the NAPI watchdog)
 };
 
-// What one poll took: Rx frames (delivered when it completes) and Tx completions (cleaned).
+// What one poll took: Rx frames (delivered when it completes) and Tx completions (cleaned), and
+// with refill by the CPU the buffers it posts.
 struct Scan {
   int rx = 0;
   int tx = 0;
-  bool tx_finished = true;  // no Tx completion left behind by the work limit
+  bool tx_finished = true;     // no Tx completion left behind by the work limit
+  int refilled = 0;            // Rx buffers allocated and posted (nic.refill = "cpu")
+  bool refill_failed = false;  // an allocation failed: i40e reports the whole budget
+};
+
+// Refill by the CPU (nic.refill = "cpu").
+struct RefillSettings {
+  bool by_cpu = false;
+  std::uint32_t batch = 32;    // nic.refill-batch: cleaned descriptors per refill
+  std::uint32_t fail_ppm = 0;  // nic.alloc-fail-ppm
 };
 
 class QueueVector {
@@ -63,7 +74,8 @@ class QueueVector {
   // messages go to `irq_core`; `net_rx` are the cores' NET_RX objects by core index.
   QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue* rx, TxQueue* tx,
               MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx, Stack& stack,
-              const Peers& peers, LazyArrivals arrivals, PollCosts costs);
+              const Peers& peers, LazyArrivals arrivals, PollCosts costs, RefillSettings refill,
+              Rng refill_rng);
   QueueVector(const QueueVector&) = delete;
   QueueVector& operator=(const QueueVector&) = delete;
 
@@ -99,7 +111,9 @@ class QueueVector {
   Duration poll_cost(const Scan& scan, Core& core, bool fixed);
   int polled() const { return static_cast<int>(polled_.size()); }
   // The work a poll reports to NAPI: its Rx frames, or the whole budget when Tx work is left.
-  int work(const Scan& scan, int budget) const { return scan.tx_finished ? scan.rx : budget; }
+  int work(const Scan& scan, int budget) const {
+    return scan.tx_finished && !scan.refill_failed ? scan.rx : budget;
+  }
   // After any poll of `core`: the driver's completion, the NAPI timer, net_dim's samples, the
   // interrupt re-enabled or not, delivery to the sockets.
   void complete(const napi::PollResult& result, Core& core);
@@ -113,6 +127,7 @@ class QueueVector {
   const PollCosts& costs() const { return costs_; }
   std::uint64_t rx_dropped() const { return rx_dropped_; }
   std::uint64_t rx_cleaned() const { return rx_cleaned_; }
+  std::uint64_t alloc_failures() const { return alloc_failures_; }
 
   // ---- NAPI as net_rx_action sees it (NapiOps) ----
   bool take(const Core& core);
@@ -150,6 +165,9 @@ class QueueVector {
   const Peers& peers_;
   LazyArrivals arrivals_;
   PollCosts costs_;
+  RefillSettings refill_;
+  Rng refill_rng_;  // allocation failures
+  std::uint64_t alloc_failures_ = 0;
 
   napi::Context napi_;
   napi::Vector vector_;
