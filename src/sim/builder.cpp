@@ -51,15 +51,6 @@ std::optional<Error> unsupported(const Scenario& s) {
   }
   // Keys of the simulator's second shape that the model does not run yet: refused by name.
   const Scenario d = default_scenario();
-  bool adaptive_poll = s.cpu.app_wait == Wait::adaptive_poll;
-  for (const ThreadSection& t : s.threads)
-    adaptive_poll = adaptive_poll || t.wait == Wait::adaptive_poll;
-  const std::pair<bool, const char*> pending[] = {
-      {adaptive_poll, "cpu.app-wait"},
-  };
-  for (const auto& [set, key] : pending) {
-    if (set) return Error{key, "not modelled yet; allowed: its default"};
-  }
   const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero();
   if (busy && s.cpu.busy_poll_iteration.mean() <= Duration::zero()) {
     return Error{"cpu.busy-poll-iteration",
@@ -103,7 +94,15 @@ std::string key_prefix(std::size_t entry) {
 }
 
 Application::Wait wait_of(Wait wait) {
-  return wait == Wait::epoll ? Application::Wait::epoll : Application::Wait::recv;
+  switch (wait) {
+    case Wait::epoll:
+      return Application::Wait::epoll;
+    case Wait::adaptive_poll:
+      return Application::Wait::adaptive_poll;
+    case Wait::recv:
+      break;
+  }
+  return Application::Wait::recv;
 }
 
 }  // namespace

@@ -285,6 +285,10 @@ cores = 4
        "traffic.jitter=exponential(1us)", "nic.queues=2", "cpu.irq-cores=0-1", "traffic.flows=8"},
       {"cpu.busy-poll-iteration=exponential(200ns, min=100ns)", "napi.busy_read=50",
        "traffic.jitter=uniform(0ns, 3us)"},
+      // the adaptive controller (spin, sleep, block)
+      {"cpu.app-wait=adaptive-poll", "traffic.rate=50000"},
+      {"cpu.app-wait=adaptive-poll", "cpu.app-core=1", "traffic.kind=request-response",
+       "traffic.rate=30000", "nic.tx-interrupts=true"},
   };
   for (const auto& moderation : moderations) {
     for (const auto& host : hosts) {
@@ -589,6 +593,26 @@ TEST(simulation, refill_keys_that_would_do_nothing_are_refused) {
       std::string::npos);
   EXPECT_NE(load_error(ping_pong("alloc-fail-ppm = 5\n")).find("nic.alloc-fail-ppm"),
             std::string::npos);
+}
+
+TEST(simulation, the_adaptive_controller_sleeps_to_a_predicted_arrival_and_saves_the_wakeup) {
+  // Regular requests 50 us apart: the controller learns the gap, sleeps until just before the
+  // next one and spins over it, so it answers without the wake-up of a blocking recv at little
+  // CPU; at 1000/s the gap is beyond its window and it blocks like recv.
+  const std::string text = ping_pong("rx-usecs = 0\nrx-frames = 1\n");
+  const RunReport blocking = run(load(text, {"traffic.mps=20000"}));
+  const RunReport adaptive = run(load(text, {"traffic.mps=20000", "cpu.app-wait=adaptive-poll"}));
+  const RunReport spinning = run(load(text, {"cpu.app-wait=adaptive-poll"}));
+  const RunReport sparse = run(load(text, {"traffic.mps=1000", "cpu.app-wait=adaptive-poll"}));
+  const RunReport sparse_blocking = run(load(text, {"traffic.mps=1000"}));
+  // Half the wake-up (2000 + 1500 ns) off the RTT/2, after the first few requests.
+  EXPECT_LT(adaptive.latency.percentile(50'000), blocking.latency.percentile(50'000) - 1'500);
+  EXPECT_LT(adaptive.cpu.busy(0), 2 * blocking.cpu.busy(0));
+  // --mps=max: the controller spins between requests, so the core never idles (20 ms run).
+  EXPECT_GT(spinning.cpu.busy(0).count(), 19'900'000);
+  EXPECT_EQ(sparse.latency.percentile(50'000), sparse_blocking.latency.percentile(50'000));
+  for (const RunReport* r : {&adaptive, &spinning, &sparse})
+    EXPECT_TRUE(r->conservation.ok());
 }
 
 TEST(simulation, tx_keys_without_tx_interrupts_are_refused_by_name) {

@@ -16,11 +16,32 @@ Application::Application(World& world, Core& core, Socket& socket, std::vector<Q
       busy_(busy),
       costs_(costs) {
   thread_ = core_.add_thread(job_of(*this), false);
+  if (wait_ == Wait::adaptive_poll) {
+    // The library's defaults (a bare-metal 200 us spin window), with the cost of a wake-up as this
+    // model charges it, as irqmod serve measures it on its host.
+    adaptive_poll::Config config;
+    config.wakeup_cost = costs_.wakeup.mean() + costs_.context_switch.mean();
+    poller_.emplace(config);
+    endpoint_ = world_.engine.bind<&Application::on_event>(*this);
+    sleep_timer_ = world_.engine.make_slot();
+  }
   socket_.set_waiter(Waiter{[](void* self) { static_cast<Application*>(self)->on_data(); }, this});
 }
 
 void Application::on_data() {
-  if (phase_ != Phase::blocked) return;
+  if (phase_ == Phase::spinning) {
+    core_.end_segment_now(thread_);  // the next recv finds it
+    return;
+  }
+  if (phase_ == Phase::sleeping) world_.engine.cancel(sleep_timer_);
+  if (phase_ != Phase::blocked && phase_ != Phase::sleeping) return;
+  phase_ = Phase::waking;
+  core_.wake(thread_);
+}
+
+// The adaptive controller's sleep ended with no data: the thread wakes to poll again.
+void Application::on_event(const Event&) {
+  if (phase_ != Phase::sleeping) return;
   phase_ = Phase::waking;
   core_.wake(thread_);
 }
@@ -49,7 +70,10 @@ std::optional<Segment> Application::next(Core& core) {
     case Phase::busy_poll:
       if (auto segment = busy_.next(core, socket_)) return segment;
       return after_busy_loop(core);
+    case Phase::spinning:
+      return receive(core);
     case Phase::blocked:
+    case Phase::sleeping:
       break;
   }
   return std::nullopt;
@@ -57,7 +81,12 @@ std::optional<Segment> Application::next(Core& core) {
 
 // recv (or epoll_wait): take what is queued, else busy-poll if asked, else block.
 std::optional<Segment> Application::receive(Core& core) {
+  if (!socket_.empty() && entry_) {
+    poller_->exit_interrupt_mode(*entry_, world_.now());
+    entry_.reset();
+  }
   if (!socket_.empty()) {
+    idle_ = false;
     consuming_ = static_cast<std::uint32_t>(socket_.size());
     phase_ = Phase::consuming;
     Duration total{};
@@ -69,10 +98,50 @@ std::optional<Segment> Application::receive(Core& core) {
     }
     return thread_segment(total);
   }
+  if (poller_) return adaptive_idle(core);
   const std::uint32_t napi_id = socket_.napi_id();
   if (busy_.settings().usecs > 0 && napi_id != 0) {
     phase_ = Phase::busy_poll;
     return busy_.begin(*napis_[napi_id - 1], core);
+  }
+  phase_ = Phase::blocked;
+  return std::nullopt;
+}
+
+// The socket is empty: the controller says spin, sleep until a predicted arrival, or block.
+std::optional<Segment> Application::adaptive_idle(Core& core) {
+  const Instant now = world_.now();
+  if (!idle_) {
+    idle_ = true;
+    idle_since_ = now;
+  }
+  const adaptive_poll::Action action = poller_->on_idle(now);
+  switch (action.kind) {
+    case adaptive_poll::ActionKind::spin: {
+      // Spin until the controller's answer would change (the spin window, or the guard after a
+      // predicted arrival), at least one recv; data arriving ends the spin early (on_data).
+      const std::optional<Instant> predicted = poller_->predicted_arrival();
+      const Instant until = predicted && now <= *predicted + poller_->guard()
+                                ? *predicted + poller_->guard()
+                                : idle_since_ + poller_->spin_window();
+      phase_ = Phase::spinning;
+      const Duration recv = core.cost(costs_.syscall);
+      return Segment{std::max(until - now, recv), ContextKind::thread, "spin"};
+    }
+    case adaptive_poll::ActionKind::sleep_until:
+      phase_ = Phase::sleeping;
+      world_.engine.arm(sleep_timer_, action.until, endpoint_, 1);
+      return std::nullopt;
+    case adaptive_poll::ActionKind::block:
+      break;
+  }
+  // try_enter_interrupt_mode, then the re-check after arming: nothing can have come in between
+  // here (the same instant), so the thread blocks until the socket wakes it.
+  entry_.emplace(poller_->try_enter_interrupt_mode(now));
+  if (!poller_->recheck(*entry_, !socket_.empty())) {
+    poller_->exit_interrupt_mode(*entry_, now);
+    entry_.reset();
+    return receive(core);
   }
   phase_ = Phase::blocked;
   return std::nullopt;
@@ -94,9 +163,11 @@ std::optional<Segment> Application::after_busy_loop(Core& core) {
 }
 
 void Application::finish_consuming() {
+  std::int64_t last_arrival_ns = 0;
   for (std::uint32_t i = 0; i < consuming_; ++i) {
     const Packet p = socket_.front();
     socket_.pop();
+    last_arrival_ns = p.arrival_ns;
     ++world_.report.delivered_packets;
     world_.report.delivered_bytes += p.frame_bytes;
     if (peers_[p.flow].answered) {
@@ -105,6 +176,8 @@ void Application::finish_consuming() {
       world_.report.latency.record(ns_since_epoch(world_.now()) - p.arrival_ns);
     }
   }
+  // The controller learns the gaps from the frames' arrival (kernel receive timestamps).
+  if (poller_ && consuming_ > 0) poller_->on_work(world_.now(), consuming_, at_ns(last_arrival_ns));
   consuming_ = 0;
 }
 

@@ -1,8 +1,14 @@
 // An application thread that receives on one socket: a sockperf-like server (it answers the
 // messages of flows whose peer expects a reply) or a sink (it records how long each frame waited
-// from its arrival). It blocks in recv / epoll_wait and is woken by the socket, or busy-polls the
-// socket's NAPI context (busy_read in recv, busy_poll in epoll_wait, with prefer_busy_poll's IRQ
-// suspension in epoll).
+// from its arrival). It waits in one of three ways:
+//   recv           blocks in recv and is woken by the socket; busy-polls the socket's NAPI context
+//                  first with net.core.busy_read (sk_busy_loop)
+//   epoll          the same in epoll_wait with net.core.busy_poll, and prefer_busy_poll's IRQ
+//                  suspension (napi_suspend_irqs / napi_resume_irqs)
+//   adaptive-poll  the library's adaptive_poll::AdaptivePoller, as irqmod serve --mode adaptive
+//                  runs it: spin on the socket in user space (non-blocking recv, charged as thread
+//                  time), sleep on a timer until a predicted arrival, or block after re-checking;
+//                  it learns the gaps from the frames' arrival times (the kernel timestamps)
 //
 // Costs: wakeup + context-switch when woken; per message syscall + app-message, and for a reply
 // syscall + tx-packet more.
@@ -12,6 +18,7 @@
 #include <optional>
 #include <vector>
 
+#include "irqmod/policy/adaptive_poll.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/far/peer.hpp"
 #include "sim/host/busy_poll.hpp"
@@ -32,8 +39,9 @@ struct ApplicationCosts {
 
 class Application {
  public:
-  // How the thread waits: blocking recv (busy_read applies) or epoll_wait (busy_poll applies).
-  enum class Wait : std::uint8_t { recv, epoll };
+  // How the thread waits: blocking recv (busy_read applies), epoll_wait (busy_poll applies), or
+  // the adaptive controller.
+  enum class Wait : std::uint8_t { recv, epoll, adaptive_poll };
 
   // `napis`: the queue vectors by NAPI id (the socket's last one is busy-polled).
   Application(World& world, Core& core, Socket& socket, std::vector<QueueVector*> napis,
@@ -52,12 +60,16 @@ class Application {
  private:
   enum class Phase : std::uint8_t {
     blocked,    // asleep in recv / epoll_wait
+    sleeping,   // asleep on the adaptive controller's timer (or until data comes)
     waking,     // wakeup + context switch
     consuming,  // taking the queued messages
     busy_poll,  // in the busy loop, final poll included
+    spinning,   // the adaptive controller spins on the socket in user space
   };
 
   std::optional<Segment> receive(Core& core);
+  std::optional<Segment> adaptive_idle(Core& core);
+  void on_event(const Event& event);
   std::optional<Segment> after_busy_loop(Core& core);
   void finish_consuming();
   static Segment thread_segment(Duration length) {
@@ -74,6 +86,12 @@ class Application {
   BusyLoop busy_;
   ApplicationCosts costs_;
   Phase phase_ = Phase::blocked;
+  std::optional<adaptive_poll::AdaptivePoller> poller_;  // Wait::adaptive_poll
+  std::optional<adaptive_poll::InterruptEntry> entry_;   // its interrupt mode, while blocked
+  Instant idle_since_{};                                 // the socket has been empty since
+  bool idle_ = false;
+  EndpointId endpoint_{};
+  SlotId sleep_timer_{};
   std::uint32_t thread_ = 0;     // this thread among its core's
   std::uint32_t consuming_ = 0;  // messages the thread is taking now
 };

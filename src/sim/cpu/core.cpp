@@ -237,6 +237,23 @@ void Core::wake(std::uint32_t thread) {
   }
 }
 
+void Core::end_segment_now(std::uint32_t thread) {
+  if (current_ == thread) {
+    Job& job = stack_[0];
+    if (job.fresh) return;
+    if (depth_ == 1) {
+      pause_top();
+      job.remaining = Duration::zero();
+      run_top();
+    } else {
+      job.remaining = Duration::zero();  // resumes when the interrupt work above it is done
+    }
+    return;
+  }
+  Job& job = threads_[thread].job;
+  if (!job.fresh) job.remaining = Duration::zero();
+}
+
 // The running thread's slice end, while another thread waits for the core.
 void Core::arm_slice() {
   if (!current_ || scheduler_.runnable_count() < 2 || depth_ == 0 ||

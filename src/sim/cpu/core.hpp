@@ -107,6 +107,9 @@ class Core {
   // The thread becomes runnable (try_to_wake_up): its job start()s when it next runs.
   void wake(std::uint32_t thread);
   bool runnable(std::uint32_t thread) const { return scheduler_.runnable(thread); }
+  // The thread's running segment ends now (or, when it is not running, as soon as it runs
+  // again): a spinning thread that sees data in its socket stops spinning.
+  void end_segment_now(std::uint32_t thread);
 
   // need_resched(): a thread that is not running should run (a woken thread on a core that was
   // idle, or the end of the running thread's slice with another waiting).
