@@ -57,6 +57,14 @@ class Moderator {
   // events change it). Once per deadline.
   Arm catch_up(napi::Vector& vector, Instant t);
 
+  // A cheap test before catch_up(): a coalescing deadline at or before `t` not raised yet.
+  bool may_catch_up(Instant t) const {
+    const auto* c = std::get_if<Coalescing>(&state_);
+    if (!c) return false;
+    const auto d = c->coalescer.deadline();
+    return d && *d <= t && c->caught_up != d;
+  }
+
   // Coalescing: the decision after anything that changed it (a deadline event, the -irq pair
   // ending, a rate band, a DIM profile): a cause now if due, else the deadline.
   Arm recheck(napi::Vector& vector, Instant t);

@@ -94,9 +94,12 @@ void QueueVector::land_tx_completion(Instant writeback) {
   apply(tx_moderator_.on_writeback(vector_, writeback, 0, 0), tx_deadline_slot_);
 }
 
-void QueueVector::catch_up(Instant t) {
-  if (rx_) apply(rx_moderator_.catch_up(vector_, t), deadline_slot_);
-  if (tx_) apply(tx_moderator_.catch_up(vector_, t), tx_deadline_slot_);
+void QueueVector::catch_up_rx(Instant t) {
+  apply(rx_moderator_.catch_up(vector_, t), deadline_slot_);
+}
+
+void QueueVector::catch_up_tx(Instant t) {
+  apply(tx_moderator_.catch_up(vector_, t), tx_deadline_slot_);
 }
 
 void QueueVector::apply(const Arm& arm, SlotId deadline) {

@@ -95,8 +95,12 @@ class QueueVector {
   void land(const Packet& packet, Instant writeback);
   // A Tx descriptor was written back at `writeback`: a Tx cause under Tx moderation.
   void land_tx_completion(Instant writeback);
-  // Raise coalescing deadlines that passed before `t` (the port lands write-backs late).
-  void catch_up(Instant t);
+  // Raise coalescing deadlines that passed before `t` (the port lands write-backs late). Inline:
+  // the port asks before every frame it lands, and almost always there is nothing to do.
+  void catch_up(Instant t) {
+    if (rx_ && rx_moderator_.may_catch_up(t)) catch_up_rx(t);
+    if (tx_ && tx_moderator_.may_catch_up(t)) catch_up_tx(t);
+  }
   // The device must react to this vector's next Rx / Tx write-back.
   bool wants_next_frame() const { return rx_ && rx_moderator_.wants_next_frame(vector_); }
   bool wants_next_tx() const { return tx_ && tx_moderator_.wants_next_frame(vector_); }
@@ -150,6 +154,8 @@ class QueueVector {
   void on_napi_timer();
   void on_hardirq(Core& core);
   void apply(const Arm& arm, SlotId deadline);
+  void catch_up_rx(Instant t);
+  void catch_up_tx(Instant t);
   void arm_vector(std::optional<Instant> due);
   void arm_at(SlotId slot, Instant at, std::uint16_t kind);
   void deliver_polled(Core& core);
