@@ -16,8 +16,12 @@ void name_trace(const Host& host, TraceWriter& trace) {
   for (const Core& core : host.cores)
     trace.thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
   trace.process_name(kTraceNic, "nic");
-  for (const QueueVector& q : host.queue_vectors)
-    trace.thread_name(kTraceNic, q.index(), "rx queue " + std::to_string(q.index()));
+  for (const QueueVector& v : host.queue_vectors) {
+    std::string name = "vector " + std::to_string(v.index()) + ":";
+    if (v.rx()) name += " rx queue " + std::to_string(v.index());
+    if (v.tx()) name += " tx queue " + std::to_string(v.tx()->index());
+    trace.thread_name(kTraceNic, v.index(), name);
+  }
 }
 
 }  // namespace

@@ -1,44 +1,31 @@
-// One simulation run: a scenario's traffic over a link into one NIC queue, its interrupt
-// moderation, MSI-X delivery to a core, NAPI (the library's napi::Context, Vector and Driver),
-// the NET_RX softirq and ksoftirqd, and one application thread that receives (and for
-// ping-pong or request-response, answers) the messages, busy-polling when the scenario asks.
+// One simulation run: a scenario's peer and link, a NIC with its queues, moderation and MSI-X
+// vectors, cores with interrupts, NET_RX, ksoftirqd and application threads under a fair
+// scheduler, the stack's sockets, and sockperf-like applications, all built from the scenario
+// by src/sim/builder.cpp as components that own their events (docs/simulator.md lists them).
 //
-// The model, in the order a frame meets it
-// ----------------------------------------
-//  1. Link: frames of the ArrivalStream (or, for ping-pong, the one request in flight) reach the
-//     NIC; no event per frame: arrivals are landed in a batch by whatever event is handled next.
-//  2. Rx ring: a frame takes a free descriptor when it is written back (arrival + nic.dma-delay)
-//     or is dropped: rx_ring_full, or rx_no_buffer when descriptors wait for nic.refill-delay.
-//  3. Moderation decides when the write-back becomes an interrupt cause of the vector: at once
-//     (none, itr, adaptive-itr: the vector's own throttle), after rx-usecs / rx-frames (coalesce,
-//     and dim, whose net_dim reprograms the pair after every completed poll), or bypassing the
-//     throttle (lli: ring below the threshold). The napi::Vector masks after an interrupt and
-//     drops causes in write-back-only mode (seed 000's hazard).
-//  4. The interrupt runs on cpu.irq-core as a hardirq (irq-entry + irq-handler), napi_schedule,
-//     and on irq exit the NET_RX softirq polls: napi-poll + rx-packet per frame, up to the
-//     weight, repolling up to netdev_budget frames / netdev_budget_usecs, restarting at most 10
-//     times within 2 ms (kernel/softirq.c) unless the application waits to run; then ksoftirqd.
-//  5. Frames go to the socket queue (net.core.rmem_default bytes, counted as frame bytes) and
-//     wake the application (wakeup + context-switch), which takes every queued message per
-//     syscall + app-message (+ syscall + tx-packet for a reply).
-//  6. Busy polling: with napi.busy_read the application's recv spins in sk_busy_loop (budget
-//     napi.busy_poll_budget, busy-poll-iteration each, timeout in 1024 ns units); with only
-//     napi.busy_poll it spins in epoll's loop, where prefer_busy_poll also suspends the
-//     interrupt after events (irq_suspend_timeout) and resumes it when none came.
-//  7. Replies take a Tx descriptor (nic.tx-ring) and leave on the Tx side of the link; the
-//     sockperf-like client records RTT/2 and, in ping-pong, sends the next request (paced by
-//     traffic.mps). A request or reply dropped anywhere counts as a dropped message and the
-//     client sends the next one at once (a real client would wait for its timeout first).
+// The path of a frame
+// -------------------
+//  1. The peer: generators share the wire (constant, Poisson, on-off, pcap, open-loop requests),
+//     ping-pong clients send one message at a time; each offer may be jittered. No event per
+//     frame: arrivals are landed in a batch by whatever event is handled next.
+//  2. The port steers a frame to an Rx queue (RSS over its 4-tuple, or a flow rule); it takes a
+//     free descriptor when written back (arrival + nic.dma-delay) or is dropped (rx_ring_full,
+//     rx_no_buffer while buffers wait for a refill: after nic.refill-delay, or by the poll).
+//  3. Moderation decides when the write-back (or a Tx completion's) becomes a cause of the vector:
+//     at once, after rx-usecs / rx-frames (and net_dim's choice), or bypassing the throttle (LLI).
+//     The napi::Vector masks after an interrupt and drops causes in write-back-only mode.
+//  4. The interrupt runs on its vector's core (cpu.irq-cores) as a hardirq, napi_schedule, and on
+//     irq exit NET_RX polls the core's list: Tx completions, then Rx frames up to the weight,
+//     with the shared netdev_budget / netdev_budget_usecs, restarting up to 10 times within 2 ms
+//     unless a thread needs the CPU; then ksoftirqd, a thread scheduled like the others.
+//  5. Frames go to their socket (the flow's thread, or the thread on the receiving core) and wake
+//     its thread, which takes every queued message per syscall + app-message (+ syscall +
+//     tx-packet for a reply), or busy-polls first, or follows the adaptive_poll controller.
+//  6. Replies leave through the Tx queue XPS maps to the sending core (a qdisc while its ring is
+//     full); the peer records RTT/2 and, in ping-pong, sends the next request.
 //
 // Lazy landing is checked, not assumed: RunOptions::event_per_arrival schedules an event at
-// every write-back instead, and a test requires identical results for every moderation kind
-// with and without busy polling.
-//
-// Time on a core is a stack of jobs by priority (hardirq > softirq > ksoftirqd > application):
-// a higher one preempts, the preempted one resumes with its remaining time. Each segment of a
-// job is one engine event; packets never are. Not modelled (errors or documented limits): more
-// than one queue, Tx completion interrupts, GRO, the scheduler's fairness between ksoftirqd and
-// the application (ksoftirqd runs first), the client's own costs.
+// every write-back instead, and a test requires identical results for every configuration kind.
 #pragma once
 
 #include "irqmod/error.hpp"

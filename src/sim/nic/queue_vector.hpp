@@ -84,6 +84,8 @@ class QueueVector {
   std::uint32_t napi_id() const { return index_ + 1; }
   RxQueue* rx() { return rx_; }
   TxQueue* tx() { return tx_; }
+  const RxQueue* rx() const { return rx_; }
+  const TxQueue* tx() const { return tx_; }
   napi::Context& napi() { return napi_; }
   const napi::Vector& vector() const { return vector_; }
   std::uint32_t msix_vector() const { return msix_vector_; }
