@@ -381,3 +381,20 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
 
 }  // namespace
 }  // namespace irqmod::sim
+
+namespace irqmod::sim {
+namespace {
+
+TEST(scenario_docs, docs_simulator_md_lists_every_key_of_the_schema) {
+  std::ifstream in(std::string(IRQMOD_SCENARIO_DIR) + "/../docs/simulator.md");
+  ASSERT_TRUE(in.good());
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const KeySpec& spec : schema()) {
+    std::string name(spec.name);
+    if (name.rfind("thread.", 0) == 0) name = "[[thread]] " + name.substr(7);
+    EXPECT_NE(doc.find("| `" + name + "` |"), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace irqmod::sim
