@@ -699,6 +699,19 @@ kind = "constant"
   EXPECT_GT(r.delivered_packets, 1000u);
 }
 
+TEST(simulation, many_queues_threads_tx_interrupts_and_jitter_are_deterministic_per_seed) {
+  const Scenario s = load(four_queues("deliver-to = \"incoming-cpu\"\n"),
+                          {"traffic.kind=request-response", "nic.tx-interrupts=true",
+                           "cpu.rx-packet=lognormal(700ns, cv=0.4)",
+                           "traffic.jitter=uniform(0ns, 2us)", "cpu.tx-clean=150"});
+  const RunReport a = run(s);
+  EXPECT_EQ(json_of(a), json_of(run(s)));
+  EXPECT_TRUE(a.conservation.ok());
+  Scenario other = s;
+  other.scenario.seed = 2;
+  EXPECT_NE(json_of(a), json_of(run(other)));
+}
+
 TEST(simulation, jitter_changes_the_run_and_the_seed_still_fixes_it) {
   const std::string text = ping_pong("rx-usecs = 0\nrx-frames = 1\n");
   const RunReport plain = run(load(text));
