@@ -171,6 +171,7 @@ void Core::install(std::uint32_t thread) {
   ++depth_;
   ++count_[static_cast<std::size_t>(Level::thread)];
   current_ = thread;
+  scheduler_.picked(thread);
 }
 
 // Takes the current thread off the stack, keeping its job's state.
@@ -217,6 +218,10 @@ void Core::finish_thread(bool yielded) {
 
 void Core::wake(std::uint32_t thread) {
   if (scheduler_.runnable(thread)) return;
+  // update_curr() before place_entity(): the running thread's time so far counts in the average
+  // the woken thread is placed at.
+  const bool running = current_ && depth_ == 1 && !stack_[0].fresh;
+  if (running) sync_top();
   scheduler_.wake(thread);
   if (!current_) {
     install(thread);
@@ -226,8 +231,6 @@ void Core::wake(std::uint32_t thread) {
   }
   // check_preempt_wakeup_fair: the woken thread runs now only if the scheduler picks it over the
   // current one (RUN_TO_PARITY keeps a thread in its slice); else at the end of the slice.
-  const bool running = depth_ == 1 && !stack_[0].fresh;
-  if (running) sync_top();
   const auto before = current_;
   reschedule();
   if (current_ != before) {

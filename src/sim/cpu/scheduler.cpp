@@ -70,8 +70,9 @@ std::optional<std::uint32_t> FairScheduler::pick(std::optional<std::uint32_t> cu
   if (runnable_ == 0) return std::nullopt;
   const std::int64_t average = average_vruntime();
   if (current && threads_[*current].runnable && eligible(threads_[*current], average) &&
-      !slice_used(*current)) {
-    return current;  // RUN_TO_PARITY: the current thread keeps its slice
+      !slice_used(*current) &&
+      threads_[*current].deadline == threads_[*current].protected_deadline) {
+    return current;  // RUN_TO_PARITY: the current thread keeps the slice it was picked for
   }
   std::optional<std::uint32_t> best;
   for (std::uint32_t i = 0; i < threads_.size(); ++i) {

@@ -46,6 +46,12 @@ class FairScheduler {
   // deadline (ties: the lower number). None when nothing is runnable.
   std::optional<std::uint32_t> pick(std::optional<std::uint32_t> current) const;
 
+  // `thread` starts running (set_next_entity): RUN_TO_PARITY protects the slice it was picked
+  // for, and only that one.
+  void picked(std::uint32_t thread) {
+    threads_[thread].protected_deadline = threads_[thread].deadline;
+  }
+
   // The running thread has used its slice: a new deadline (update_deadline).
   bool slice_used(std::uint32_t thread) const;
   void renew(std::uint32_t thread);
@@ -63,9 +69,10 @@ class FairScheduler {
  private:
   struct Thread {
     bool runnable = false;
-    std::int64_t vruntime = 0;  // ns of CPU time, placed on wake-up
-    std::int64_t deadline = 0;  // vruntime + slice when the slice began
-    std::int64_t lag = 0;       // V - vruntime when it last blocked
+    std::int64_t vruntime = 0;             // ns of CPU time, placed on wake-up
+    std::int64_t deadline = 0;             // vruntime + slice when the slice began
+    std::int64_t lag = 0;                  // V - vruntime when it last blocked
+    std::int64_t protected_deadline = -1;  // its deadline when it was last picked
   };
   bool eligible(const Thread& t, std::int64_t average) const { return t.vruntime <= average; }
 

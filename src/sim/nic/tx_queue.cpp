@@ -12,7 +12,9 @@ TxQueue::TxQueue(World& world, std::uint32_t index, std::uint32_t descriptors,
       index_(index),
       interrupts_(interrupts),
       dma_delay_(dma_delay),
-      ring_(descriptors),
+      // Without Tx interrupts the qdisc's frames can go on the wire at once: it is a FIFO behind
+      // the ring's frames, and a descriptor frees exactly when the frame before it has left.
+      ring_(interrupts ? descriptors : descriptors + qdisc_packets),
       qdisc_(std::max<std::uint32_t>(qdisc_packets, 1)),
       qdisc_capacity_(qdisc_packets),
       wire_(wire),
@@ -23,10 +25,6 @@ void TxQueue::release_sent(std::int64_t now_ns) {
   if (interrupts_) return;
   while (!ring_.empty() && ring_.front().done_ns <= now_ns)
     ring_.pop();
-  while (!qdisc_.empty() && !ring_.full()) {
-    put_on_ring(qdisc_.front());
-    qdisc_.pop();
-  }
 }
 
 void TxQueue::put_on_ring(const Packet& request) {
@@ -42,11 +40,11 @@ void TxQueue::put_on_ring(const Packet& request) {
 void TxQueue::send_reply(const Packet& request) {
   release_sent(ns_since_epoch(world_.now()));
   if (!ring_.full() && qdisc_.empty()) {
-    put_on_ring(request);
+    put_on_ring(request);  // without interrupts: a descriptor, or the qdisc ahead of the wire
     return;
   }
-  if (qdisc_.size() < qdisc_capacity_) {
-    qdisc_.push(request);
+  if (interrupts_ && qdisc_.size() < qdisc_capacity_) {
+    qdisc_.push(request);  // waits for a clean to free a descriptor
     return;
   }
   world_.report.drops.add(qdisc_capacity_ == 0 ? DropReason::tx_ring_full : DropReason::qdisc_full);

@@ -1,0 +1,203 @@
+// The Rx moderator in front of a queue vector, built from a scenario: ethtool coalescing, when
+// the device must see the next frame, LLI's ring trigger, DIM reprogramming the pair, and
+// catching up with a deadline that passed between events.
+#include "sim/nic/moderator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "irqmod/napi/vector.hpp"
+#include "irqmod/policy/coalesce.hpp"
+#include "irqmod/sim/scenario.hpp"
+#include "sim/policy_config.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+Instant at_us(std::int64_t n) {
+  return Instant{microseconds(n)};
+}
+
+Scenario with_moderation(Moderation moderation, std::uint32_t rx_usecs = 50,
+                         std::uint32_t rx_frames = 0) {
+  Scenario s = default_scenario();
+  s.nic.moderation = moderation;
+  s.nic.rx_usecs = rx_usecs;
+  s.nic.rx_frames = rx_frames;
+  return s;
+}
+
+// A moderator and the vector it fronts, configured from one scenario as the builder does.
+struct Rx {
+  explicit Rx(const Scenario& s)
+      : moderator(s, coalesce::Direction::rx), vector(vector_config(s)) {}
+  Arm frame(Instant t, std::uint32_t free_descriptors = 500) {
+    return moderator.on_writeback(vector, t, free_descriptors, 64);
+  }
+
+  Moderator moderator;
+  napi::Vector vector;
+};
+
+TEST(moderator, coalesce_arms_a_deadline_rx_usecs_after_the_first_frame) {
+  Rx rx(with_moderation(Moderation::coalesce, 50, 0));
+  EXPECT_EQ(rx.moderator.coalescing_usecs(), std::optional<std::uint32_t>{50});
+  for (const std::int64_t t : {10, 20, 30, 59}) {
+    const Arm arm = rx.frame(at_us(t));
+    EXPECT_EQ(arm.deadline, std::optional<Instant>{at_us(60)}) << t << " us";
+    EXPECT_EQ(arm.vector_due, std::nullopt) << t << " us";
+  }
+  EXPECT_EQ(rx.moderator.recheck(rx.vector, at_us(60) - nanoseconds(1)).vector_due, std::nullopt);
+  const Arm at_deadline = rx.moderator.recheck(rx.vector, at_us(60));
+  EXPECT_EQ(at_deadline.vector_due, std::optional<Instant>{at_us(60)});
+  EXPECT_EQ(at_deadline.deadline, std::nullopt);
+}
+
+TEST(moderator, coalesce_makes_the_cause_due_at_rx_frames) {
+  Rx rx(with_moderation(Moderation::coalesce, 50, 4));
+  for (const std::int64_t t : {10, 20, 30}) {
+    const Arm arm = rx.frame(at_us(t));
+    EXPECT_EQ(arm.vector_due, std::nullopt) << t << " us";
+    EXPECT_EQ(arm.deadline, std::optional<Instant>{at_us(60)}) << t << " us";
+  }
+  const Arm fourth = rx.frame(at_us(40));
+  EXPECT_EQ(fourth.vector_due, std::optional<Instant>{at_us(40)});
+  EXPECT_EQ(fourth.deadline, std::nullopt);
+  EXPECT_TRUE(rx.vector.queue_pending());
+}
+
+TEST(moderator, coalesce_starts_the_timer_for_frames_during_servicing_and_fires_on_re_enable) {
+  Rx rx(with_moderation(Moderation::coalesce, 50, 0));
+  rx.frame(at_us(10));
+  ASSERT_TRUE(rx.moderator.recheck(rx.vector, at_us(60)).vector_due);
+  ASSERT_TRUE(rx.vector.fire(at_us(60)));
+  rx.moderator.on_interrupt(at_us(60));
+  const Arm during = rx.frame(at_us(70));  // its timer starts while the vector is masked
+  EXPECT_EQ(during.vector_due, std::nullopt);
+  EXPECT_EQ(during.deadline, std::optional<Instant>{at_us(120)});
+  // The driver re-enables the vector, then the coalescer rechecks: the deadline has passed.
+  EXPECT_EQ(rx.vector.enable(at_us(130), false), std::nullopt);
+  const Arm enabled = rx.moderator.on_enabled(rx.vector, at_us(130));
+  EXPECT_EQ(enabled.vector_due, std::optional<Instant>{at_us(130)});
+  EXPECT_EQ(enabled.deadline, std::nullopt);
+}
+
+TEST(moderator, wants_the_next_frame_unless_a_usecs_only_coalescer_has_one_pending) {
+  Rx usecs_only(with_moderation(Moderation::coalesce, 50, 0));
+  EXPECT_TRUE(usecs_only.moderator.wants_next_frame(usecs_only.vector));
+  usecs_only.frame(at_us(10));
+  EXPECT_FALSE(usecs_only.moderator.wants_next_frame(usecs_only.vector));
+
+  Rx counting(with_moderation(Moderation::coalesce, 50, 8));
+  counting.frame(at_us(10));
+  EXPECT_TRUE(counting.moderator.wants_next_frame(counting.vector));
+}
+
+TEST(moderator, does_not_want_the_next_frame_while_a_cause_waits_or_the_vector_is_masked) {
+  Rx itr(with_moderation(Moderation::itr));
+  EXPECT_TRUE(itr.moderator.wants_next_frame(itr.vector));
+  ASSERT_TRUE(itr.frame(at_us(0)).vector_due);
+  EXPECT_FALSE(itr.moderator.wants_next_frame(itr.vector));  // a queue cause is pending
+  ASSERT_TRUE(itr.vector.fire(at_us(0)));
+  EXPECT_FALSE(itr.moderator.wants_next_frame(itr.vector));  // masked
+}
+
+TEST(moderator, lli_wants_every_frame_even_with_a_cause_pending) {
+  Rx lli(with_moderation(Moderation::lli));
+  lli.frame(at_us(0));
+  ASSERT_TRUE(lli.vector.queue_pending());
+  EXPECT_TRUE(lli.moderator.wants_next_frame(lli.vector));
+}
+
+TEST(moderator, lli_fires_at_once_when_free_descriptors_fall_below_the_threshold) {
+  const Scenario s = with_moderation(Moderation::lli);
+  ASSERT_EQ(s.nic.lli_ring_threshold, 64U);
+  Rx lli(s);
+  const Duration itr = vector_config(s).itr_interval;
+  ASSERT_GT(itr, microseconds(50));
+  // An interrupt at 0 starts the ITR gap: a plain cause waits for it.
+  ASSERT_TRUE(lli.frame(at_us(0)).vector_due);
+  ASSERT_TRUE(lli.vector.fire(at_us(0)));
+  lli.vector.enable(at_us(1), false);
+  EXPECT_EQ(lli.frame(at_us(10), 500).vector_due, std::optional<Instant>{Instant{itr}});
+  EXPECT_EQ(lli.frame(at_us(20), 64).vector_due, std::optional<Instant>{Instant{itr}});
+  EXPECT_EQ(lli.frame(at_us(30), 63).vector_due, std::optional<Instant>{at_us(30)});
+}
+
+TEST(moderator, dim_starts_from_its_first_profile_and_reprograms_after_a_measured_window) {
+  Rx rx(with_moderation(Moderation::dim));
+  const dim::ProfileTable& table =
+      dim::default_profiles(dim::Direction::rx, dim::CqPeriodMode::start_from_eqe);
+  EXPECT_EQ(rx.moderator.coalescing_usecs(), std::optional<std::uint32_t>{table[0].usec});
+  std::optional<std::uint32_t> usecs;
+  rx.moderator.on_completed_poll(rx.vector, at_us(0), DimCounters{0, 0, 0}, usecs);
+  EXPECT_EQ(usecs, std::nullopt);  // the window opens
+  rx.moderator.on_completed_poll(rx.vector, at_us(500), DimCounters{63, 6300, 6'300'000}, usecs);
+  EXPECT_EQ(usecs, std::nullopt);  // fewer than 64 events
+  rx.moderator.on_completed_poll(rx.vector, at_us(1000), DimCounters{64, 6400, 6'400'000}, usecs);
+  // Traffic where the last window had none: better, so DIM leaves parking and steps right.
+  EXPECT_EQ(usecs, std::optional<std::uint32_t>{table[1].usec});
+  EXPECT_EQ(rx.moderator.coalescing_usecs(), std::optional<std::uint32_t>{table[1].usec});
+}
+
+TEST(moderator, dim_applies_its_new_pair_to_frames_already_pending) {
+  Rx rx(with_moderation(Moderation::dim));
+  std::optional<std::uint32_t> usecs;
+  rx.moderator.on_completed_poll(rx.vector, at_us(0), DimCounters{0, 0, 0}, usecs);
+  const Arm first = rx.frame(at_us(995));
+  ASSERT_EQ(first.deadline, std::optional<Instant>{at_us(996)});  // profile 0: 1 us
+  const Arm arm = rx.moderator.on_completed_poll(rx.vector, at_us(995),
+                                                 DimCounters{64, 6400, 6'400'000}, usecs);
+  ASSERT_TRUE(usecs);
+  EXPECT_EQ(arm.deadline, std::optional<Instant>{at_us(995 + *usecs)});
+}
+
+TEST(moderator, immediate_and_lli_have_no_coalescing_to_report_or_reprogram) {
+  Rx itr(with_moderation(Moderation::itr));
+  EXPECT_EQ(itr.moderator.coalescing_usecs(), std::nullopt);
+  std::optional<std::uint32_t> usecs;
+  const Arm arm =
+      itr.moderator.on_completed_poll(itr.vector, at_us(1000), DimCounters{64, 6400, 1}, usecs);
+  EXPECT_EQ(usecs, std::nullopt);
+  EXPECT_EQ(arm.vector_due, std::nullopt);
+  EXPECT_EQ(arm.deadline, std::nullopt);
+  EXPECT_EQ(itr.moderator.sample_interval(), Duration::zero());
+}
+
+TEST(moderator, catch_up_raises_a_deadline_that_passed_once) {
+  Rx rx(with_moderation(Moderation::coalesce, 50, 0));
+  rx.frame(at_us(10));
+  EXPECT_EQ(rx.moderator.catch_up(rx.vector, at_us(40)).vector_due, std::nullopt);  // not yet
+  const Arm late = rx.moderator.catch_up(rx.vector, at_us(75));
+  EXPECT_EQ(late.vector_due, std::optional<Instant>{at_us(60)});  // raised at the deadline
+  EXPECT_EQ(rx.vector.due(), std::optional<Instant>{at_us(60)});
+  const Arm again = rx.moderator.catch_up(rx.vector, at_us(80));
+  EXPECT_EQ(again.vector_due, std::nullopt);
+  EXPECT_EQ(again.deadline, std::nullopt);
+  EXPECT_EQ(rx.vector.counters().causes, 1U);
+}
+
+TEST(moderator, catch_up_does_nothing_without_a_coalescer) {
+  Rx itr(with_moderation(Moderation::itr));
+  itr.frame(at_us(10));
+  const Arm arm = itr.moderator.catch_up(itr.vector, at_us(1000));
+  EXPECT_EQ(arm.vector_due, std::nullopt);
+  EXPECT_EQ(arm.deadline, std::nullopt);
+}
+
+TEST(moderator, forgets_pending_frames_when_the_vector_drops_its_causes) {
+  Rx rx(with_moderation(Moderation::coalesce, 50, 0));
+  rx.frame(at_us(10));
+  rx.vector.enter_writeback_only();
+  EXPECT_TRUE(rx.moderator.on_causes_dropped(rx.vector));
+  EXPECT_EQ(rx.moderator.recheck(rx.vector, at_us(100)).deadline, std::nullopt);
+  // In write-back-only mode new frames start no timer either.
+  const Arm arm = rx.frame(at_us(110));
+  EXPECT_EQ(arm.deadline, std::nullopt);
+  EXPECT_EQ(arm.vector_due, std::nullopt);
+}
+
+}  // namespace
+}  // namespace irqmod::sim
