@@ -1,0 +1,199 @@
+// The application thread, in hosts built from a scenario whose generator stays quiet (its first
+// frame comes after 900 ms) so that each test hands the socket the frames it needs, and in a whole
+// ping-pong run: the wake-up cost paid once per sleep, the cost of each message with and without
+// a reply, epoll's IRQ suspension with prefer_busy_poll, and the adaptive poller's spin ending
+// when data arrives.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "irqmod/napi/context.hpp"
+#include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/simulation.hpp"
+#include "sim/app/server.hpp"
+#include "sim/builder.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+// Costs of round numbers (ns): a wake-up is 2000 + 1500, a message 150 + 200, a reply 150 + 800.
+constexpr const char* kCosts = R"(
+[cpu]
+irq-entry = 1000
+irq-handler = 300
+napi-poll = 500
+rx-packet = 700
+tx-packet = 800
+app-message = 200
+syscall = 150
+wakeup = 2000
+context-switch = 1500
+busy-poll-iteration = 200
+)";
+
+constexpr std::int64_t kWakeup = 3500;
+constexpr std::int64_t kMessage = 350;
+constexpr std::int64_t kReply = 950;
+
+constexpr const char* kQuiet = R"(
+[scenario]
+duration = "1s"
+[link]
+speed = "1G"
+[traffic]
+kind = "constant"
+rate = 1
+jitter = "900ms"
+[nic]
+dma-delay = 800
+rx-usecs = 50
+)";
+
+Scenario load(const std::string& text, const std::vector<std::string>& sets) {
+  LoadResult loaded = load_scenario_text(text + kCosts, "test.toml", sets);
+  EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().what());
+  return loaded.ok() ? loaded.value() : default_scenario();
+}
+
+struct Fixture {
+  explicit Fixture(const std::vector<std::string>& sets = {}) : scenario(load(kQuiet, sets)) {
+    const auto error = build(scenario, host);
+    EXPECT_FALSE(error) << (error ? error->what() : "");
+    host.port->update_watch();
+  }
+  // `n` frames of flow 0 polled on core 0 now, in one batch.
+  void deliver(int n) {
+    for (int i = 0; i < n; ++i)
+      host.stack->receive(Packet{ns_since_epoch(world.now()), 64, 0}, 1, 0);
+    host.stack->end_batch();
+  }
+  void run_to(std::int64_t ns) {
+    Port& port = *host.port;
+    world.engine.run_until(at_ns(ns), [&](const Event& event) {
+      port.land(world.now());
+      world.engine.dispatch(event);
+      port.update_watch();
+    });
+  }
+  std::int64_t thread_ns() const { return world.report.cpu.busy(0, ContextKind::thread).count(); }
+  napi::Context& napi() { return host.queue_vectors[0].napi(); }
+
+  Scenario scenario;
+  World world;
+  Host host{world};
+};
+
+TEST(application, a_blocked_thread_woken_by_its_socket_pays_wakeup_and_context_switch_once) {
+  Fixture f;
+  f.run_to(1000);
+  f.deliver(1);
+  f.run_to(4600);  // awake from 4500, taking the first message
+  f.deliver(1);    // found by the next recv: no second wake-up
+  f.run_to(10'000);
+  EXPECT_EQ(f.world.report.delivered_packets, 2U);
+  EXPECT_EQ(f.thread_ns(), kWakeup + 2 * kMessage);
+  EXPECT_EQ(f.world.report.latency.max(), kWakeup + kMessage);  // 1000 -> 4850
+  EXPECT_EQ(f.world.report.latency.min(), 4850 + kMessage - 4600);
+  // Blocked again: the next frame wakes it again.
+  f.deliver(1);
+  f.run_to(20'000);
+  EXPECT_EQ(f.thread_ns(), 2 * kWakeup + 3 * kMessage);
+}
+
+TEST(application, takes_a_whole_batch_after_one_wake_up) {
+  Fixture f;
+  f.deliver(3);
+  f.run_to(10'000);
+  EXPECT_EQ(f.world.report.delivered_packets, 3U);
+  EXPECT_EQ(f.thread_ns(), kWakeup + 3 * kMessage);
+  EXPECT_EQ(f.world.report.latency.count(), 3U);
+}
+
+TEST(application, an_answered_message_costs_a_second_syscall_and_tx_packet) {
+  Fixture f;
+  f.host.peers[0].answered = true;
+  f.deliver(2);
+  f.run_to(10'000);
+  EXPECT_EQ(f.world.report.delivered_packets, 2U);
+  EXPECT_EQ(f.thread_ns(), kWakeup + 2 * (kMessage + kReply));
+  EXPECT_EQ(f.host.tx_queues[0].sent(), 2U);
+  EXPECT_EQ(f.world.report.latency.count(), 0U);  // the peer measures answered messages
+}
+
+TEST(application, epoll_with_prefer_busy_poll_suspends_and_resumes_the_contexts_interrupts) {
+  // Without seed 000's software interrupt, so that every schedule is accounted for here.
+  Fixture f({"cpu.app-wait=epoll", "napi.busy_poll=50", "napi.prefer_busy_poll=true",
+             "napi.irq_suspend_timeout=1ms", "nic.moderation=none",
+             "nic.busy-poll-exit-swint=false"});
+  // Written back at 1800: interrupt, handler until 3100, a poll until 4300, the thread awake
+  // until 7800 and done with the message at 8150.
+  f.host.port->inject(Packet{1000, 64, 0});
+  f.run_to(8149);
+  EXPECT_EQ(f.napi().timer(), std::nullopt);
+  EXPECT_EQ(f.napi().counters().schedules, 1U);
+  f.run_to(8150);
+  // epoll returned an event: napi_suspend_irqs arms the timer irq_suspend_timeout out.
+  EXPECT_EQ(f.napi().timer(), at_ns(8150 + 1'000'000));
+  f.run_to(30'000);
+  EXPECT_EQ(f.napi().owner(), napi::Owner::busy_poller);  // epoll's busy loop
+  f.run_to(100'000);
+  // The loop timed out with no event: napi_resume_irqs schedules the context once more.
+  EXPECT_EQ(f.napi().counters().final_polls, 1U);
+  EXPECT_EQ(f.napi().counters().schedules, 2U);
+  EXPECT_EQ(f.world.report.interrupts.count_of(0), 1U);
+}
+
+TEST(application, epoll_without_prefer_busy_poll_neither_suspends_nor_resumes) {
+  Fixture f({"cpu.app-wait=epoll", "napi.busy_poll=50", "napi.irq_suspend_timeout=1ms",
+             "nic.moderation=none", "nic.busy-poll-exit-swint=false"});
+  f.host.port->inject(Packet{1000, 64, 0});
+  f.run_to(100'000);
+  EXPECT_EQ(f.napi().counters().final_polls, 1U);
+  EXPECT_EQ(f.napi().counters().timer_arms, 0U);
+  EXPECT_EQ(f.napi().counters().schedules, 1U);
+}
+
+TEST(application, the_adaptive_poller_ends_its_spin_when_data_arrives) {
+  Fixture f({"cpu.app-wait=adaptive-poll"});
+  f.run_to(1000);
+  f.deliver(1);  // woken, done at 4850; then it spins (a fresh poller spins first)
+  f.run_to(14'850);
+  EXPECT_EQ(f.world.report.delivered_packets, 1U);
+  f.deliver(1);
+  f.run_to(14'850 + kMessage - 1);
+  EXPECT_EQ(f.world.report.delivered_packets, 1U);
+  f.run_to(14'850 + kMessage);
+  EXPECT_EQ(f.world.report.delivered_packets, 2U);
+  // No wake-up for the second message: 10 us of spinning, then the message.
+  EXPECT_EQ(f.thread_ns(), kWakeup + kMessage + 10'000 + kMessage);
+  EXPECT_EQ(f.world.report.latency.min(), kMessage);
+}
+
+TEST(application, a_ping_pong_run_pays_a_wake_up_and_a_reply_per_message) {
+  const Scenario s = load(R"(
+[scenario]
+duration = "2ms"
+[link]
+speed = "1G"
+[traffic]
+kind = "ping-pong"
+[nic]
+moderation = "none"
+)",
+                          {});
+  const auto report = simulate(s);
+  ASSERT_TRUE(report.ok()) << report.error().what();
+  const RunReport& r = report.value();
+  ASSERT_GT(r.delivered_packets, 10U);
+  // One message in flight: the thread blocks after each (the last may be cut by the end).
+  const auto per_message = kWakeup + kMessage + kReply;
+  const std::int64_t thread = r.cpu.busy(0, ContextKind::thread).count();
+  EXPECT_GE(thread, static_cast<std::int64_t>(r.delivered_packets) * per_message);
+  EXPECT_LT(thread, static_cast<std::int64_t>(r.delivered_packets + 1) * per_message);
+}
+
+}  // namespace
+}  // namespace irqmod::sim
