@@ -285,6 +285,9 @@ cores = 4
        "traffic.jitter=exponential(1us)", "nic.queues=2", "cpu.irq-cores=0-1", "traffic.flows=8"},
       {"cpu.busy-poll-iteration=exponential(200ns, min=100ns)", "napi.busy_read=50",
        "traffic.jitter=uniform(0ns, 3us)"},
+      // a send buffer filled by slow Tx completions
+      {"traffic.kind=request-response", "traffic.rate=200000", "nic.tx-interrupts=true",
+       "nic.vectors=separate", "nic.tx-usecs=2000"},
       // the adaptive controller (spin, sleep, block)
       {"cpu.app-wait=adaptive-poll", "traffic.rate=50000"},
       {"cpu.app-wait=adaptive-poll", "cpu.app-core=1", "traffic.kind=request-response",
@@ -511,6 +514,32 @@ rx-usecs = 20
     EXPECT_TRUE(r->conservation.ok());
     EXPECT_GT(r->latency.count(), 400u);
   }
+}
+
+TEST(simulation, a_full_send_buffer_blocks_the_replying_thread_until_tx_completions_free_it) {
+  // Replies stay charged to the socket until NAPI cleans their Tx completions. With a Tx vector
+  // that interrupts every 5 ms, 64 B replies fill the 212992-byte send buffer after about 330
+  // (truesize): sendto sleeps, the receive queue fills up behind it and frames are dropped there.
+  const std::string text = std::string(R"(
+[scenario]
+duration = "30ms"
+[traffic]
+kind = "request-response"
+rate = 200000
+msg-size = 64
+[nic]
+rx-usecs = 20
+tx-interrupts = true
+vectors = "separate"
+)") + kCosts;
+  const RunReport prompt = run(load(text, {"nic.tx-usecs=50"}));
+  const RunReport late = run(load(text, {"nic.tx-usecs=5000"}));
+  EXPECT_EQ(prompt.drops.total(), 0u);
+  EXPECT_GT(late.drops.count(DropReason::socket_queue_full), 0u);
+  EXPECT_LT(late.queues[0].tx_frames, prompt.queues[0].tx_frames / 2);
+  EXPECT_GT(late.latency.percentile(50'000), 100 * prompt.latency.percentile(50'000));
+  EXPECT_EQ(late.drops.count(DropReason::qdisc_full), 0u);  // the sender waits; nothing is lost
+  EXPECT_TRUE(late.conservation.ok());
 }
 
 TEST(simulation, tx_moderation_by_link_speed_and_by_dim_differ_from_the_fixed_pair) {

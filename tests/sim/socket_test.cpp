@@ -87,5 +87,24 @@ TEST(socket, keeps_the_napi_id_of_the_last_frame_delivered_through_napi) {
   EXPECT_EQ(socket.napi_id(), 7U);
 }
 
+TEST(socket, a_send_buffer_holds_truesize_until_released_and_wakes_a_blocked_sender_once) {
+  Socket socket;
+  int woken = 0;
+  socket.set_send_waiter(Waiter{[](void* self) { ++*static_cast<int*>(self); }, &woken});
+  // 64 B frames cost 640 B of truesize: 332 fit in 212992 bytes, the 333rd does not.
+  int sent = 0;
+  while (socket.charge_send(64))
+    ++sent;
+  EXPECT_EQ(sent, 332);
+  EXPECT_EQ(socket.send_bytes(), 332u * 640u);
+  EXPECT_TRUE(socket.send_blocked());
+  socket.release_send(64);  // room for one again: the sender is told
+  EXPECT_EQ(woken, 1);
+  EXPECT_FALSE(socket.send_blocked());
+  socket.release_send(64);  // nobody waits: no second wake-up
+  EXPECT_EQ(woken, 1);
+  EXPECT_TRUE(socket.charge_send(64));
+}
+
 }  // namespace
 }  // namespace irqmod::sim

@@ -14,7 +14,8 @@ Application::Application(World& world, Core& core, Socket& socket, std::vector<Q
       peers_(peers),
       wait_(wait),
       busy_(busy),
-      costs_(costs) {
+      costs_(costs),
+      unsent_(65'536) {
   thread_ = core_.add_thread(job_of(*this), false);
   if (wait_ == Wait::adaptive_poll) {
     // The library's defaults (a bare-metal 200 us spin window), with the cost of a wake-up as this
@@ -26,6 +27,8 @@ Application::Application(World& world, Core& core, Socket& socket, std::vector<Q
     sleep_timer_ = world_.engine.make_slot();
   }
   socket_.set_waiter(Waiter{[](void* self) { static_cast<Application*>(self)->on_data(); }, this});
+  socket_.set_send_waiter(
+      Waiter{[](void* self) { static_cast<Application*>(self)->on_writable(); }, this});
 }
 
 void Application::on_data() {
@@ -35,6 +38,12 @@ void Application::on_data() {
   }
   if (phase_ == Phase::sleeping) world_.engine.cancel(sleep_timer_);
   if (phase_ != Phase::blocked && phase_ != Phase::sleeping) return;
+  phase_ = Phase::waking;
+  core_.wake(thread_);
+}
+
+void Application::on_writable() {
+  if (phase_ != Phase::send_blocked) return;
   phase_ = Phase::waking;
   core_.wake(thread_);
 }
@@ -56,9 +65,17 @@ std::optional<Segment> Application::start(Core& core) {
 std::optional<Segment> Application::next(Core& core) {
   switch (phase_) {
     case Phase::waking:
+      if (!flush_replies()) {
+        phase_ = Phase::send_blocked;
+        return std::nullopt;
+      }
       return receive(core);
     case Phase::consuming: {
       finish_consuming();
+      if (!unsent_.empty()) {
+        phase_ = Phase::send_blocked;  // sendto sleeps in sock_alloc_send_skb
+        return std::nullopt;
+      }
       const std::uint32_t napi_id = socket_.napi_id();
       if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
         // ep_try_send_events returned events: napi_suspend_irqs.
@@ -74,6 +91,7 @@ std::optional<Segment> Application::next(Core& core) {
       return receive(core);
     case Phase::blocked:
     case Phase::sleeping:
+    case Phase::send_blocked:
       break;
   }
   return std::nullopt;
@@ -162,6 +180,14 @@ std::optional<Segment> Application::after_busy_loop(Core& core) {
   return std::nullopt;
 }
 
+bool Application::flush_replies() {
+  while (!unsent_.empty()) {
+    if (!stack_.send_reply(unsent_.front(), core_.index(), &socket_)) return false;
+    unsent_.pop();
+  }
+  return true;
+}
+
 void Application::finish_consuming() {
   std::int64_t last_arrival_ns = 0;
   for (std::uint32_t i = 0; i < consuming_; ++i) {
@@ -171,7 +197,9 @@ void Application::finish_consuming() {
     ++world_.report.delivered_packets;
     world_.report.delivered_bytes += p.frame_bytes;
     if (peers_[p.flow].answered) {
-      stack_.send_reply(p, core_.index());
+      // A full send buffer stops this reply and the ones after it (their CPU was counted with
+      // the batch; they go out when Tx completions free the buffer).
+      if (!unsent_.empty() || !stack_.send_reply(p, core_.index(), &socket_)) unsent_.push(p);
     } else {
       world_.report.latency.record(ns_since_epoch(world_.now()) - p.arrival_ns);
     }

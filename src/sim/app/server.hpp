@@ -52,6 +52,8 @@ class Application {
 
   // The socket has data (its Waiter).
   void on_data();
+  // The socket's send buffer has room again (its send Waiter).
+  void on_writable();
 
   // The thread as a job of its core.
   std::optional<Segment> start(Core& core);
@@ -59,12 +61,13 @@ class Application {
 
  private:
   enum class Phase : std::uint8_t {
-    blocked,    // asleep in recv / epoll_wait
-    sleeping,   // asleep on the adaptive controller's timer (or until data comes)
-    waking,     // wakeup + context switch
-    consuming,  // taking the queued messages
-    busy_poll,  // in the busy loop, final poll included
-    spinning,   // the adaptive controller spins on the socket in user space
+    blocked,       // asleep in recv / epoll_wait
+    sleeping,      // asleep on the adaptive controller's timer (or until data comes)
+    waking,        // wakeup + context switch
+    consuming,     // taking the queued messages
+    busy_poll,     // in the busy loop, final poll included
+    spinning,      // the adaptive controller spins on the socket in user space
+    send_blocked,  // in sendto, waiting for the send buffer (Tx completions to free it)
   };
 
   std::optional<Segment> receive(Core& core);
@@ -72,6 +75,8 @@ class Application {
   void on_event(const Event& event);
   std::optional<Segment> after_busy_loop(Core& core);
   void finish_consuming();
+  // Sends the replies waiting for the send buffer; false when it is full again.
+  bool flush_replies();
   static Segment thread_segment(Duration length) {
     return Segment{length, ContextKind::thread, "application"};
   }
@@ -94,6 +99,7 @@ class Application {
   SlotId sleep_timer_{};
   std::uint32_t thread_ = 0;     // this thread among its core's
   std::uint32_t consuming_ = 0;  // messages the thread is taking now
+  Ring<Packet> unsent_;          // replies whose sendto waits for the send buffer
 };
 
 }  // namespace irqmod::sim

@@ -1,6 +1,8 @@
-// A socket's receive queue: frames delivered by the stack, bounded by net.core.rmem_default
-// (counted in frame bytes), and the one waiter it wakes when data arrives (the thread blocked in
-// recv or epoll_wait on it), bound as an endpoint.
+// A socket: its receive queue (frames delivered by the stack, bounded by net.core.rmem_default,
+// counted in frame bytes) with the one waiter it wakes when data arrives (the thread blocked in
+// recv or epoll_wait on it), and its send-side memory (sk_wmem_alloc: the skbs it sent that the
+// Tx path has not freed yet, bounded by net.core.wmem_default), with the waiter it wakes when a
+// sender blocked on a full send buffer (sock_alloc_send_skb) may go on.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,17 @@ namespace irqmod::sim {
 // The model counts frame bytes against it, not the larger skb truesize.
 inline constexpr std::uint64_t kSocketReceiveBytes = 212'992;
 
-// The thread waiting on a socket, told that data arrived.
+// net.core.wmem_default: 212992 bytes (SK_WMEM_MAX, 256 * SKB_TRUESIZE(256)). A sent frame is
+// charged its skb's truesize until the Tx path frees it: the frame plus SKB_TRUESIZE's overhead,
+// SKB_DATA_ALIGN(sizeof(struct sk_buff)) + SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) = 256 +
+// 320 bytes on x86-64 (include/linux/skbuff.h), so 64 B replies block a sender at about 330.
+inline constexpr std::uint64_t kSocketSendBytes = 212'992;
+inline constexpr std::uint32_t kSkbTruesizeOverhead = 576;
+constexpr std::uint32_t send_truesize(std::uint32_t frame_bytes) {
+  return frame_bytes + kSkbTruesizeOverhead;
+}
+
+// The thread waiting on a socket, told that data arrived (or that it may send again).
 struct Waiter {
   void (*wake)(void* self) = nullptr;
   void* self = nullptr;
@@ -25,6 +37,30 @@ class Socket {
   Socket() : queue_(65'536) {}
 
   void set_waiter(Waiter waiter) { waiter_ = waiter; }
+  void set_send_waiter(Waiter waiter) { send_waiter_ = waiter; }
+
+  // ---- send side ----
+  // Charges a frame to the send buffer; false when it does not fit: the sender must wait, and is
+  // woken (send waiter) once the Tx path has freed enough.
+  bool charge_send(std::uint32_t frame_bytes) {
+    const std::uint32_t size = send_truesize(frame_bytes);
+    if (wmem_ + size > kSocketSendBytes) {
+      send_blocked_ = size;
+      return false;
+    }
+    wmem_ += size;
+    return true;
+  }
+  // The Tx path freed a frame this socket sent (its Tx completion, or a drop).
+  void release_send(std::uint32_t frame_bytes) {
+    wmem_ -= send_truesize(frame_bytes);
+    if (send_blocked_ != 0 && wmem_ + send_blocked_ <= kSocketSendBytes) {
+      send_blocked_ = 0;
+      if (send_waiter_.wake) send_waiter_.wake(send_waiter_.self);
+    }
+  }
+  bool send_blocked() const { return send_blocked_ != 0; }
+  std::uint64_t send_bytes() const { return wmem_; }
 
   // Queues a frame; false when the queue is at its limit (the caller counts the drop).
   bool deliver(const Packet& packet) {
@@ -57,6 +93,9 @@ class Socket {
   std::uint64_t bytes_ = 0;
   Waiter waiter_{};
   std::uint32_t napi_id_ = 0;
+  std::uint64_t wmem_ = 0;          // truesize of the frames in the Tx path
+  std::uint32_t send_blocked_ = 0;  // the truesize a blocked sender waits to fit; 0: none
+  Waiter send_waiter_{};
 };
 
 }  // namespace irqmod::sim

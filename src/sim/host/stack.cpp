@@ -42,10 +42,17 @@ void Stack::end_batch() {
   }
 }
 
-void Stack::send_reply(const Packet& request, std::uint32_t core) {
+bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) {
+  if (from && !from->charge_send(request.frame_bytes)) {
+    // sock_alloc_send_skb waits for memory: the queues that hold its frames must free them.
+    for (TxQueue* queue : tx_queues_)
+      queue->watch_releases();
+    return false;
+  }
   const auto queues = static_cast<std::uint32_t>(tx_queues_.size());
   const std::uint32_t queue = core < queues ? core : routes_[request.flow].hash % queues;
-  tx_queues_[queue]->send_reply(request);
+  tx_queues_[queue]->send_reply(request, from);
+  return true;
 }
 
 }  // namespace irqmod::sim

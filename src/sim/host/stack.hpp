@@ -39,8 +39,9 @@ class Stack {
   // The batch is over: wake the waiters of the sockets that got data.
   void end_batch();
 
-  // Sends the reply to `request` from a thread on `core`.
-  void send_reply(const Packet& request, std::uint32_t core);
+  // Sends the reply to `request` from a thread on `core`, charged to `from`'s send buffer; false
+  // when it does not fit there (nothing is sent: the thread waits for `from`'s send waiter).
+  bool send_reply(const Packet& request, std::uint32_t core, Socket* from = nullptr);
 
  private:
   struct Route {

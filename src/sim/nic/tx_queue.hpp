@@ -20,6 +20,7 @@
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/traffic.hpp"
 #include "sim/far/peer.hpp"
+#include "sim/host/socket.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -36,8 +37,13 @@ class TxQueue {
   std::uint32_t index() const { return index_; }
 
   // Sends the reply to `request` (same size, same flow) now; the peer gets it when its last bit
-  // arrives. A full ring and qdisc drop it and the flow's peer hears of the loss.
-  void send_reply(const Packet& request);
+  // arrives. A full ring and qdisc drop it and the flow's peer hears of the loss. `owner`: the
+  // socket whose send buffer the frame is charged to, released when the Tx path frees it.
+  void send_reply(const Packet& request, Socket* owner = nullptr);
+
+  // A sender waits for frames to be freed: without Tx interrupts the queue frees them when they
+  // leave the wire, which then needs an event (with interrupts, NAPI's clean frees them).
+  void watch_releases();
 
   // ---- completions (nic.tx-interrupts) ----
   bool interrupts() const { return interrupts_; }
@@ -60,9 +66,18 @@ class TxQueue {
   struct Frame {
     std::int64_t done_ns = 0;  // off: its last bit left the wire; on: its write-back
     std::uint32_t frame_bytes = 0;
+    Socket* owner = nullptr;  // whose send buffer it is charged to
+  };
+  struct Waiting {
+    Packet request;
+    Socket* owner = nullptr;
   };
   void release_sent(std::int64_t now_ns);
-  void put_on_ring(const Packet& request);
+  void put_on_ring(const Packet& request, Socket* owner);
+  static void free_frame(const Frame& frame) {
+    if (frame.owner) frame.owner->release_send(frame.frame_bytes);
+  }
+  void on_event(const Event& event);
 
   World& world_;
   std::uint32_t index_;
@@ -70,11 +85,13 @@ class TxQueue {
   Duration dma_delay_;
   Ring<Frame> ring_;                  // descriptors in use, oldest first
   std::size_t written_back_ = 0;      // of them, the oldest ones written back and not yet cleaned
-  Ring<Packet> qdisc_;                // frames waiting for a descriptor
+  Ring<Waiting> qdisc_;               // frames waiting for a descriptor
   std::uint32_t qdisc_capacity_ = 0;  // txqueuelen
   Link& wire_;
   const Peers& peers_;
   std::uint64_t sent_ = 0;
+  EndpointId endpoint_{};
+  SlotId release_watch_{};  // the head frame leaves the wire while a sender waits
 };
 
 }  // namespace irqmod::sim
