@@ -45,6 +45,12 @@ coalesce::Settings coalesce_settings(const NicSection& nic) {
   return s;
 }
 
+coalesce::Settings tx_coalesce_settings(const NicSection& nic) {
+  coalesce::Settings s;
+  s.tx.normal = {nic.tx_usecs, nic.tx_frames};
+  return s;
+}
+
 adaptive_itr::LinkSpeed i40e_link_speed(std::uint64_t bps) {
   const auto mbps = static_cast<std::uint32_t>(std::min<std::uint64_t>(bps / 1'000'000, 40'000));
   const auto speed = adaptive_itr::link_speed_from_mbps(mbps);
@@ -122,6 +128,9 @@ std::optional<Error> validate_policies(const Scenario& s) {
     case Moderation::adaptive_itr:
       if (auto e = adaptive_itr::validate(adaptive_itr_config(s))) return rekey(*e, "", "");
       break;
+  }
+  if (nic.tx_interrupts && nic.tx_moderation == TxModeration::coalesce) {
+    if (auto e = coalesce::validate(tx_coalesce_settings(nic))) return rekey(*e, "", "");
   }
   if (nic.tx_interrupts && nic.tx_moderation == TxModeration::link_speed) {
     // tx_coalesce's pair for full-size frames must still be a valid ethtool pair.

@@ -23,6 +23,9 @@ napi::Config napi_config(const Scenario& scenario);
 // ethtool -C's Rx and Tx pairs, the -irq pairs, rate bands and adaptive-rx of [nic].
 coalesce::Settings coalesce_settings(const NicSection& nic);
 
+// The Tx side alone (tx-usecs, tx-frames), for the Tx moderator; the Rx part stays at its default.
+coalesce::Settings tx_coalesce_settings(const NicSection& nic);
+
 // i40e's adaptive ITR: rx-usecs / tx-usecs as start values, adaptive-rx, the link speed's ITR
 // divisor and seed 000's busy-poll-exit software interrupt.
 adaptive_itr::Config adaptive_itr_config(const Scenario& scenario);

@@ -208,7 +208,8 @@ std::optional<Diagnostic> apply_file(const toml::table& root, const std::string&
           scenario.threads.push_back(default_thread());
         }
         const std::string prefix = section + "." + std::to_string(entry);
-        const std::string_view spec_section = section == kFlowArray ? "traffic" : section;
+        const std::string_view spec_section =
+            section == kFlowArray ? std::string_view("traffic") : std::string_view(section);
         if (auto d = apply_table(*element.as_table(), file, spec_section, prefix, entry, scenario,
                                  lines))
           return d;

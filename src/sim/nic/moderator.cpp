@@ -30,7 +30,7 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
 
 std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency> Moderator::make_tx(
     const Scenario& s) {
-  coalesce::Settings settings = coalesce_settings(s.nic);
+  coalesce::Settings settings = tx_coalesce_settings(s.nic);
   std::optional<dim::NetDim> dim;
   switch (s.nic.tx_moderation) {
     case TxModeration::coalesce:
