@@ -49,8 +49,6 @@ std::optional<Error> unsupported(const Scenario& s) {
                    "default, or nic.tx-interrupts = true"};
     }
   }
-  // Keys of the simulator's second shape that the model does not run yet: refused by name.
-  const Scenario d = default_scenario();
   const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero();
   if (busy && s.cpu.busy_poll_iteration.mean() <= Duration::zero()) {
     return Error{"cpu.busy-poll-iteration",
