@@ -39,14 +39,20 @@ Segment BusyLoop::iteration(Core& core) {
     const Instant timeout =
         at_ns(static_cast<std::int64_t>((start_units + settings_.usecs + 1) << 10));
     const Instant until = std::min(napi_->next_writeback(), timeout);
+    std::int64_t iterations = 1;
     if (settings_.iteration.is_constant()) {
       const Duration each{settings_.iteration.a_ns};
-      if (until > now + each) cost = ((until - now + each - nanoseconds(1)) / each) * each;
+      if (until > now + each) {
+        iterations = (until - now + each - nanoseconds(1)) / each;
+        cost = iterations * each;
+      }
     } else {
       // Iterations of their own lengths until one starts at or after `until`.
-      while (now + cost < until)
+      for (; now + cost < until; ++iterations)
         cost += core.cost(settings_.iteration);
     }
+    // Each jumped iteration polled the context (empty): they count as polls of this core.
+    core.world().report.cores[core.index()].polls += static_cast<std::uint64_t>(iterations - 1);
   }
   polled_ = true;
   return Segment{cost, ContextKind::busy_poll, kLabel};
