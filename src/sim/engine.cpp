@@ -8,6 +8,7 @@
 namespace irqmod::sim {
 
 void Engine::purge_stale() {
+  settle_top();
   heap_.erase_if([this](const Event& event) {
     return event.slot != 0 && slots_[event.slot - 1].armed_order != event.order;
   });

@@ -167,18 +167,26 @@ class Engine {
     stop_ = false;
     while (!heap_.empty() && heap_.top().time_ns <= end_ns) {
       const Event event = heap_.top();
-      heap_.pop();
       if (event.slot != 0) {
         SlotState& state = slots_[event.slot - 1];
         if (state.armed_order != event.order) {
+          heap_.pop();
           --stale_;
           continue;
         }
         state.armed_order = 0;
       }
+      // The dispatched event stays at the top while its handler runs: the first event the handler
+      // schedules replaces it in one pass down the heap instead of a pop and a push (most events
+      // schedule a successor: a segment its next, a timer its next expiry).
+      top_dispatched_ = true;
       now_ns_ = event.time_ns;
       ++stats_.dispatched;
       handler(event);
+      if (top_dispatched_) {
+        heap_.pop();
+        top_dispatched_ = false;
+      }
       if (stop_) return stats_.dispatched - before;
     }
     if (end_ns > now_ns_) now_ns_ = end_ns;
@@ -198,9 +206,13 @@ class Engine {
   void stop() { stop_ = true; }
 
   // Time of the earliest pending event, live or stale; Instant::max() when none.
-  Instant next_time() const { return heap_.empty() ? Instant::max() : at_ns(heap_.top().time_ns); }
-  std::size_t pending() const { return heap_.size(); }  // in the heap, stale included
-  std::size_t live_pending() const { return heap_.size() - stale_; }
+  Instant next_time() {
+    settle_top();
+    return heap_.empty() ? Instant::max() : at_ns(heap_.top().time_ns);
+  }
+  // In the heap, stale included (the event being dispatched is not pending).
+  std::size_t pending() const { return heap_.size() - (top_dispatched_ ? 1 : 0); }
+  std::size_t live_pending() const { return pending() - stale_; }
   const EngineStats& stats() const { return stats_; }
 
  private:
@@ -216,10 +228,22 @@ class Engine {
     if (next_sequence_ > kMaxSequence) [[unlikely]]
       sequence_exhausted();
     const std::uint64_t order = next_sequence_++ << Event::kKindBits | kind;
-    heap_.push(Event{at_ns_value, order, payload, target, slot});
+    if (top_dispatched_) {
+      heap_.replace_top(Event{at_ns_value, order, payload, target, slot});
+      top_dispatched_ = false;
+    } else {
+      heap_.push(Event{at_ns_value, order, payload, target, slot});
+    }
     ++stats_.scheduled;
     if (heap_.size() > stats_.peak_pending) stats_.peak_pending = heap_.size();
     return order;
+  }
+
+  // Takes the dispatched event off the heap before anything reads or rearranges it.
+  void settle_top() {
+    if (!top_dispatched_) return;
+    heap_.pop();
+    top_dispatched_ = false;
   }
 
   void note_stale() {
@@ -239,6 +263,7 @@ class Engine {
   std::uint64_t next_sequence_ = 1;  // 0 is never used: armed_order 0 means "none"
   std::size_t stale_ = 0;            // stale events still in the heap
   bool stop_ = false;
+  bool top_dispatched_ = false;  // the heap's top is the event being dispatched, not pending
   EngineStats stats_;
 };
 
