@@ -72,11 +72,74 @@ std::optional<EntryKey> entry_key(std::string_view dotted) {
 std::vector<std::string_view> known_sections() {
   std::vector<std::string_view> all = sections();
   all.push_back(kFlowArray);
+  all.push_back(kSeedRowArray);
   return all;
 }
 
 bool is_array_section(std::string_view section) {
-  return section == kFlowArray || section == kThreadArray;
+  return section == kFlowArray || section == kThreadArray || section == kSeedRowArray;
+}
+
+// One [[seed_row]] table: its keys are fixed here, not in the schema (they describe the report).
+std::optional<Diagnostic> apply_seed_row(const toml::table& table, const std::string& file,
+                                         std::uint32_t table_line, std::size_t entry,
+                                         SeedRow& row) {
+  const std::string prefix = std::string(kSeedRowArray) + "." + std::to_string(entry) + ".";
+  static const std::vector<std::string_view> kKeys = {
+      "seed", "table", "row", "metric", "unit", "seed_value", "seed_text", "role", "missing"};
+  bool has_value = false;
+  for (auto&& [key, node] : table) {
+    const std::string name(key.str());
+    const std::uint32_t line = static_cast<std::uint32_t>(key.source().begin.line);
+    const auto fail = [&](const std::string& message) {
+      return Diagnostic{file, line, Error{prefix + name, message}};
+    };
+    if (std::find(kKeys.begin(), kKeys.end(), name) == kKeys.end()) {
+      std::string message = "unknown key";
+      if (const auto near = closest(name, kKeys))
+        message += "; did you mean " + std::string(*near) + "?";
+      return fail(message + "; allowed: " + join(kKeys));
+    }
+    if (name == "seed_value") {
+      if (const auto* i = node.as_integer()) {
+        row.seed_value = static_cast<double>(i->get());
+      } else if (const auto* f = node.as_floating_point()) {
+        row.seed_value = f->get();
+      } else {
+        return fail("expected a number (the seed's, in the row's unit); got " +
+                    std::string(toml_type_name(node)));
+      }
+      has_value = true;
+      continue;
+    }
+    const auto* text = node.as_string();
+    if (!text) return fail("expected a string; got " + std::string(toml_type_name(node)));
+    const std::string& v = text->get();
+    if (name == "seed") row.seed = v;
+    if (name == "table") row.table = v;
+    if (name == "row") row.row = v;
+    if (name == "metric") row.metric = v;
+    if (name == "unit") row.unit = v;
+    if (name == "seed_text") row.seed_text = v;
+    if (name == "missing") row.missing = v;
+    if (name == "role") {
+      if (v != "fitted" && v != "predicted") {
+        return fail("'" + v +
+                    "' is not a role; allowed: fitted (a platform number was fitted on "
+                    "this row), predicted");
+      }
+      row.role = v == "fitted" ? SeedRole::fitted : SeedRole::predicted;
+    }
+  }
+  if (!has_value) {
+    return Diagnostic{file, table_line,
+                      Error{prefix + "seed_value", "missing; allowed: the seed's number"}};
+  }
+  if (auto e = check_seed_row(row)) {
+    e->key = prefix + e->key;
+    return Diagnostic{file, table_line, *e};
+  }
+  return std::nullopt;
 }
 
 // The sections as a file writes them: [[flow]] and [[thread]] with double brackets.
@@ -202,6 +265,12 @@ std::optional<Diagnostic> apply_file(const toml::table& root, const std::string&
       std::size_t entry = 0;
       for (const toml::node& element : *array) {
         ++entry;
+        if (section == kSeedRowArray) {
+          SeedRow& row = scenario.seed_rows.emplace_back();
+          if (auto d = apply_seed_row(*element.as_table(), file, line_of(element), entry, row))
+            return d;
+          continue;
+        }
         if (section == kFlowArray) {
           scenario.flows.push_back(default_scenario().traffic);
         } else {

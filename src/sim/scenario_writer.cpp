@@ -1,5 +1,6 @@
 // Writing a scenario back as TOML (irqmod sim --print-scenario): every key in schema order, the
 // platform and the array entries; it loads back to the same Scenario.
+#include <charconv>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -96,6 +97,28 @@ void write_toml(std::ostream& out, const Scenario& scenario) {
   for (std::size_t i = 1; i <= scenario.threads.size(); ++i) {
     out << "\n[[" << kThreadArray << "]]\n";
     write_table(out, scenario, kThreadArray, i);
+  }
+  for (const SeedRow& row : scenario.seed_rows) {
+    out << "\n[[" << kSeedRowArray << "]]\n";
+    const auto text = [&](std::string_view key, const std::string& value) {
+      std::string line(key);
+      line += " = ";
+      append_toml_string(line, value);
+      out << line << "\n";
+    };
+    text("seed", row.seed);
+    text("table", row.table);
+    text("row", row.row);
+    text("metric", row.metric);
+    text("unit", row.unit);
+    char number[64];
+    const auto [end, ec] = std::to_chars(number, number + sizeof number, row.seed_value);
+    std::string value(number, end);
+    if (value.find_first_of(".eEn") == std::string::npos) value += ".0";  // a TOML float
+    out << "seed_value = " << value << "\n";
+    if (!row.seed_text.empty()) text("seed_text", row.seed_text);
+    text("role", std::string(to_string(row.role)));
+    if (!row.missing.empty()) text("missing", row.missing);
   }
 }
 

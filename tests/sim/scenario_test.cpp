@@ -131,7 +131,7 @@ TEST(scenario, an_unknown_key_with_nothing_close_lists_its_sections_keys) {
 TEST(scenario, an_unknown_section_and_a_key_outside_sections_are_errors) {
   EXPECT_EQ(error_of("\n[nics]\nrx-ring = 5\n"),
             "test.toml:2: nics: unknown section; did you mean [nic]?; allowed: scenario, link, "
-            "traffic, nic, napi, cpu, [[thread]], [[flow]]");
+            "traffic, nic, napi, cpu, [[thread]], [[flow]], [[seed_row]]");
   EXPECT_NE(
       error_of("duration = \"1s\"\n").find("test.toml:1: duration: a key outside any section"),
       std::string::npos);
@@ -394,6 +394,52 @@ TEST(scenario_docs, docs_simulator_md_lists_every_key_of_the_schema) {
     if (name.rfind("thread.", 0) == 0) name = "[[thread]] " + name.substr(7);
     EXPECT_NE(doc.find("| `" + name + "` |"), std::string::npos) << name;
   }
+}
+
+TEST(scenario_seed_rows, seed_rows_load_check_their_keys_and_write_back) {
+  const LoadResult r = load(R"(
+[[seed_row]]
+seed = "004"
+table = "EITR 8000 vs 4000"
+row = "8000 intr/s"
+metric = "throughput"
+unit = "kpps"
+seed_value = 535
+role = "fitted"
+[[seed_row]]
+seed = "001"
+table = "case 1"
+row = "before"
+metric = "cpu"
+unit = "%"
+seed_value = 55.5
+seed_text = "50%-60%"
+missing = "no TCP model yet"
+)");
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  ASSERT_EQ(r->seed_rows.size(), 2u);
+  EXPECT_EQ(r->seed_rows[0].role, SeedRole::fitted);
+  EXPECT_EQ(r->seed_rows[0].seed_value, 535.0);
+  EXPECT_EQ(r->seed_rows[1].role, SeedRole::predicted);
+  EXPECT_EQ(r->seed_rows[1].seed_text, "50%-60%");
+  std::ostringstream text;
+  write_toml(text, r.value());
+  const LoadResult back = load(text.str());
+  ASSERT_TRUE(back.ok()) << back.error().what() << "\n" << text.str();
+  EXPECT_EQ(back.value(), r.value());
+  const std::string head =
+      "[[seed_row]]\nseed = \"004\"\ntable = \"t\"\nrow = \"r\"\nunit = \"kpps\"\n";
+  EXPECT_EQ(error_of(head + "metric = \"goodput\"\nseed_value = 1\n")
+                .rfind("test.toml:1: seed_row.1.metric: 'goodput' is not a metric", 0),
+            0u);
+  EXPECT_EQ(error_of(head + "metric = \"throughput\"\n"),
+            "test.toml:1: seed_row.1.seed_value: missing; allowed: the seed's number");
+  EXPECT_EQ(error_of(head + "metric = \"throughput\"\nseed_value = 1\nrole = \"guess\"\n")
+                .rfind("test.toml:8: seed_row.1.role: 'guess' is not a role", 0),
+            0u);
+  EXPECT_EQ(error_of(head + "metric = \"throughput\"\nseed_valu = 1\n"),
+            "test.toml:7: seed_row.1.seed_valu: unknown key; did you mean seed_value?; allowed: "
+            "seed, table, row, metric, unit, seed_value, seed_text, role, missing");
 }
 
 }  // namespace

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "irqmod/sim/json.hpp"
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/seed_rows.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/time.hpp"
@@ -145,12 +147,86 @@ struct RunArgs {
   std::string dir = IRQMOD_SCENARIO_DIR;
   std::optional<std::string> duration;
   std::vector<std::string> sets;
+  std::string json;
 };
 
 std::string fixed(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
+}
+
+// One seed row as run: the scenario it came from and irqmod's value (or why there is none).
+struct RowResult {
+  sim::SeedRow row;
+  std::string scenario;
+  std::optional<double> value;
+  std::string missing;
+};
+
+// The seeds' tables: for each seed and table, its rows with the seed's and irqmod's numbers.
+void print_seed_tables(const std::vector<RowResult>& rows) {
+  std::vector<std::pair<std::string, std::string>> tables;  // (seed, table) in first-seen order
+  for (const RowResult& r : rows) {
+    const std::pair<std::string, std::string> key{r.row.seed, r.row.table};
+    if (std::find(tables.begin(), tables.end(), key) == tables.end()) tables.push_back(key);
+  }
+  std::sort(tables.begin(), tables.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [seed, table] : tables) {
+    std::printf("\nseed %s: %s\n", seed.c_str(), table.c_str());
+    std::printf("  %-28s %-18s %-9s %12s %12s  %-9s %s\n", "row", "metric", "unit", "seed",
+                "irqmod", "role", "scenario");
+    for (const RowResult& r : rows) {
+      if (r.row.seed != seed || r.row.table != table) continue;
+      const std::string seed_number =
+          r.row.seed_text.empty() ? fixed(r.row.seed_value, 3) : r.row.seed_text;
+      const std::string irqmod = r.value ? fixed(*r.value, 3) : "-";
+      std::printf("  %-28s %-18s %-9s %12s %12s  %-9s %s%s\n", r.row.row.c_str(),
+                  r.row.metric.c_str(), r.row.unit.c_str(), seed_number.c_str(), irqmod.c_str(),
+                  std::string(sim::to_string(r.row.role)).c_str(), r.scenario.c_str(),
+                  r.missing.empty() ? "" : ("  (missing: " + r.missing + ")").c_str());
+    }
+  }
+}
+
+void write_run_json(std::ostream& out, const std::vector<sim::RunReport>& reports,
+                    const std::vector<RowResult>& rows) {
+  out << "{\"scenarios\":[";
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (i) out << ",";
+    std::ostringstream one;
+    sim::write_json(one, reports[i]);
+    std::string text = one.str();
+    while (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    out << text;
+  }
+  out << "],\n\"seed_rows\":[";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const RowResult& r = rows[i];
+    out << (i ? ",\n" : "\n");
+    sim::JsonWriter json(out);
+    json.begin_object();
+    json.field("seed", r.row.seed);
+    json.field("table", r.row.table);
+    json.field("row", r.row.row);
+    json.field("metric", r.row.metric);
+    json.field("unit", r.row.unit);
+    json.field("seed_value", r.row.seed_value);
+    if (!r.row.seed_text.empty()) json.field("seed_text", r.row.seed_text);
+    json.key("irqmod_value");
+    if (r.value) {
+      json.value(*r.value);
+    } else {
+      json.null();
+    }
+    json.field("role", sim::to_string(r.row.role));
+    json.field("scenario", r.scenario);
+    if (!r.missing.empty()) json.field("missing", r.missing);
+    json.end_object();
+  }
+  out << "]}\n";
 }
 
 int run_suite(const RunArgs& args) {
@@ -172,9 +248,21 @@ int run_suite(const RunArgs& args) {
   std::vector<std::string> overrides = args.sets;
   if (args.duration) overrides.insert(overrides.begin(), "scenario.duration=" + *args.duration);
 
+  std::unique_ptr<std::ofstream> json_file;
+  std::ostream* json_out = nullptr;
+  if (!args.json.empty()) {
+    auto stream = open_output(args.json, "--json", json_file);
+    if (!stream) {
+      std::cerr << "irqmod run: " << stream.error().what() << "\n";
+      return kExitBadInput;
+    }
+    json_out = stream.value();
+  }
   std::printf("%-36s %9s %10s %8s %9s %9s %10s %11s %6s %8s %5s\n", "scenario", "sim s", "events",
               "wall s", "p50 us", "p99 us", "max us", "irq/s", "cpu %", "drops", "ok");
   int status = kExitOk;
+  std::vector<sim::RunReport> reports;
+  std::vector<RowResult> rows;
   for (const fs::path& file : files) {
     const std::string name = fs::relative(file, args.dir).replace_extension().string();
     sim::LoadResult loaded = sim::load_scenario_file(file.string(), overrides);
@@ -192,6 +280,21 @@ int run_suite(const RunArgs& args) {
       continue;
     }
     const sim::RunReport& r = report.value();
+    // The scenario as named from the directory above --dir: "scenarios/seeds/004-x.toml".
+    const std::string path =
+        fs::relative(file, fs::absolute(args.dir).parent_path()).generic_string();
+    for (const sim::SeedRow& row : loaded.value().seed_rows) {
+      RowResult result{row, path, std::nullopt, row.missing};
+      if (row.missing.empty()) {
+        auto value = sim::seed_row_value(row, r);
+        if (value) {
+          result.value = value.value();
+        } else {
+          result.missing = value.error().what();
+        }
+      }
+      rows.push_back(std::move(result));
+    }
     const double sim_s = static_cast<double>(r.sim_time.count()) / 1e9;
     double busy = 0;
     for (std::size_t c = 0; c < r.cpu.cores(); ++c)
@@ -208,7 +311,10 @@ int run_suite(const RunArgs& args) {
                 sim_s > 0 ? static_cast<double>(r.interrupts.total()) / sim_s : 0.0, cpu_percent,
                 static_cast<unsigned long long>(r.drops.total()),
                 r.conservation.ok() ? "yes" : "NO");
+    if (json_out) reports.push_back(r);
   }
+  if (!rows.empty()) print_seed_tables(rows);
+  if (json_out) write_run_json(*json_out, reports, rows);
   return status;
 }
 
@@ -241,6 +347,9 @@ void add_run_command(CLI::App& app, int& status) {
   cmd->add_option("--dir", args->dir, "Directory of scenario files (searched recursively)");
   cmd->add_option("--duration", args->duration, "Override scenario.duration in every scenario");
   cmd->add_option("--set", args->sets, "Override a key in every scenario (repeatable)");
+  cmd->add_option("--json", args->json,
+                  "Write every report and the seeds' rows (\"seed_rows\") as JSON to FILE ('-': "
+                  "stdout)");
   cmd->callback([args, &status] { status = run_suite(*args); });
 }
 

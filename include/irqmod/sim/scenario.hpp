@@ -33,6 +33,7 @@
 
 #include "irqmod/error.hpp"
 #include "irqmod/sim/distribution.hpp"
+#include "irqmod/sim/seed_rows.hpp"
 #include "irqmod/time.hpp"
 
 namespace irqmod::sim {
@@ -216,6 +217,7 @@ struct Scenario {
   NapiSection napi;
   CpuSection cpu;
   std::vector<ThreadSection> threads;  // threads 1, 2, ... ([[thread]]); thread 0 is in [cpu]
+  std::vector<SeedRow> seed_rows;      // the seed numbers this scenario reproduces ([[seed_row]])
   friend bool operator==(const Scenario&, const Scenario&) = default;
 
   std::size_t flow_count() const { return 1 + flows.size(); }
@@ -270,6 +272,8 @@ const KeySpec* find_key(std::string_view dotted);
 // thread.* keys. A dotted key of an entry is "flow.<n>.<key>" / "thread.<n>.<key>".
 inline constexpr std::string_view kFlowArray = "flow";
 inline constexpr std::string_view kThreadArray = "thread";
+// [[seed_row]] tables: report metadata (seed_rows.hpp), not simulation keys; not for --set.
+inline constexpr std::string_view kSeedRowArray = "seed_row";
 
 // "0-3,6" -> {0, 1, 2, 3, 6}: the kernel's cpulist format (ranges and single cores, in any order,
 // no duplicates). Error messages say what is allowed; the key is left empty.
