@@ -18,6 +18,8 @@ Conservation Host::books() const {
     books.in_flight += static_cast<std::uint64_t>(q.polled());
   for (const Socket& socket : sockets)
     books.in_flight += socket.size();
+  for (const TxQueue& queue : egress_queues)
+    books.in_flight += queue.queued();  // forwarded frames waiting in port 1's qdisc
   books.delivered = world.report.delivered_packets;
   // Replies lost on the Tx ring were delivered first; conservation counts received frames.
   const DropCounters& drops = world.report.drops;
@@ -114,8 +116,11 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   report.scenario = s.scenario.name;
   report.seed = s.scenario.seed;
   report.sim_time = s.scenario.duration;
+  const bool router = nic.ports == 2;
+  // Port 0's vectors, then (a router with Tx interrupts) one per Tx queue of port 1.
   const std::uint32_t vectors =
-      nic.queues * (nic.tx_interrupts && nic.vectors == VectorLayout::separate ? 2 : 1);
+      nic.queues * (nic.tx_interrupts && nic.vectors == VectorLayout::separate ? 2 : 1) +
+      (router && nic.tx_interrupts ? nic.queues : 0);
   report.interrupts = InterruptCounters(vectors);
   report.cpu = CpuTime(cpu.cores);
   report.cores.resize(cpu.cores);
@@ -133,6 +138,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   }
   host.msix.emplace(world, cpu.irq_entry, cpu.irq_handler);
   host.port.emplace(world, s.link.speed_bps, nic.dma_delay);
+  if (router) host.egress.emplace(world, s.link.speed_bps, nic.dma_delay);
 
   // The flows' 4-tuples: each entry's `flows` of them, numbered in entry order.
   std::vector<std::uint32_t> first_tuple(s.flow_count());
@@ -167,8 +173,12 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       const std::uint32_t hash = rss_hash_4tuple(key, benchmark_flow(tuple));
       queue_of_tuple[tuple] = static_cast<std::uint16_t>(
           t.steering == Steering::queue ? t.queue : table.queue_of(hash));
-      host.stack->bind(tuple, host.sockets[t.thread], t.deliver_to == DeliverTo::incoming_cpu,
-                       hash);
+      if (t.forward) {
+        host.stack->bind_forward(tuple, hash);
+      } else {
+        host.stack->bind(tuple, host.sockets[t.thread], t.deliver_to == DeliverTo::incoming_cpu,
+                         hash);
+      }
     }
   }
 
@@ -176,7 +186,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   // nic.tx-interrupts); with nic.vectors = "separate" and Tx interrupts, vectors Q..2Q-1 serve
   // the Tx queues. Vector v interrupts the (v mod n)-th core of cpu.irq-cores.
   const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
-  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.rx_refill, cpu.irq_entry};
+  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean,
+                        cpu.rx_refill, cpu.irq_entry, cpu.forward};
   const RefillSettings refill{nic.refill == Refill::cpu, nic.refill_batch, nic.alloc_fail_ppm};
   const bool separate = nic.tx_interrupts && nic.vectors == VectorLayout::separate;
   std::vector<TxQueue*> tx_queues;
@@ -186,25 +197,42 @@ std::optional<Error> build(const Scenario& s, Host& host) {
                                                      host.port->tx_wire(), host.peers));
   }
   host.stack->set_tx_queues(tx_queues);
-  const auto add_vector = [&](RxQueue* rx, TxQueue* tx) -> QueueVector& {
+  const auto add_vector = [&](RxQueue* rx, TxQueue* tx, Port& port) -> QueueVector& {
     const auto v = static_cast<std::uint32_t>(host.queue_vectors.size());
     Core& irq_core = host.cores[irq_cores[v % irq_cores.size()]];
     QueueVector& vector = host.queue_vectors.emplace_back(
         world, s, v, rx, tx, *host.msix, irq_core, net_rx, *host.stack, host.peers,
-        host.port->lazy_arrivals(), costs, refill, Rng(s.scenario.seed, stream::kRefill + v));
-    if (tx) host.port->add_tx_completions(*tx, vector);
+        port.lazy_arrivals(), costs, refill, Rng(s.scenario.seed, stream::kRefill + v));
+    if (tx) port.add_tx_completions(*tx, vector);
     return vector;
   };
   std::vector<QueueVector*> rx_vectors;
   for (std::uint32_t q = 0; q < nic.queues; ++q) {
     RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay, refill.by_cpu);
     TxQueue* tx = nic.tx_interrupts && !separate ? tx_queues[q] : nullptr;
-    rx_vectors.push_back(&add_vector(&rx, tx));
+    rx_vectors.push_back(&add_vector(&rx, tx, *host.port));
     host.tx_vector_of_queue.push_back(tx ? std::optional<std::uint32_t>(q) : std::nullopt);
   }
   if (separate) {
     for (std::uint32_t q = 0; q < nic.queues; ++q)
-      host.tx_vector_of_queue[q] = add_vector(nullptr, tx_queues[q]).index();
+      host.tx_vector_of_queue[q] = add_vector(nullptr, tx_queues[q], *host.port).index();
+  }
+  if (router) {
+    // Port 1 has the same queues; its Rx side carries nothing, its Tx completions raise vectors
+    // of their own (the driver's vectors of the second interface).
+    std::vector<TxQueue*> egress;
+    for (std::uint32_t q = 0; q < nic.queues; ++q) {
+      egress.push_back(&host.egress_queues.emplace_back(world, q, nic.tx_ring, nic.tx_queue_len,
+                                                        nic.tx_interrupts, nic.dma_delay,
+                                                        host.egress->tx_wire(), host.peers, true));
+    }
+    for (std::uint32_t q = 0; q < nic.queues; ++q) {
+      host.egress_vector_of_queue.push_back(
+          nic.tx_interrupts
+              ? std::optional<std::uint32_t>(add_vector(nullptr, egress[q], *host.egress).index())
+              : std::nullopt);
+    }
+    host.stack->set_egress_queues(std::move(egress));
   }
   host.port->set_queues(rx_vectors, std::move(queue_of_tuple));
   std::vector<QueueVector*> queues;  // every vector, by NAPI id - 1
@@ -240,6 +268,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     } else {
       if (t.kind == TrafficKind::request_response) {
         peer = host.request_senders.emplace_back(world, host.port->link()).endpoint();
+      } else if (t.forward) {
+        peer = host.forward_receivers.emplace_back(world).endpoint();
       }
       auto generator = make_generator(t, host.port->link(), key_prefix(e));
       if (!generator) return generator.error();
@@ -271,6 +301,11 @@ void Host::fill_report() const {
     c.rx_cleaned = v.rx_cleaned();
     c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
+  }
+  report.egress_queues.clear();
+  for (std::size_t q = 0; q < egress_queues.size(); ++q) {
+    report.egress_queues.push_back(EgressQueueCounters{
+        egress_vector_of_queue[q], egress_queues[q].sent(), egress_queues[q].dropped()});
   }
 }
 

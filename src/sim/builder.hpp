@@ -1,9 +1,10 @@
 // The builder: a validated scenario becomes the components of one run, created and wired in a
 // fixed order (so that ties between events break the same way every time), and the run's books.
 //
-// Order: cores and their NET_RX, the MSI-X table, the port, the stack and sockets, the queue
-// vectors (one per queue, each adding its MSI-X vector), the Tx queues, the applications, the
-// peers; then the first events (timers of the queue vectors, the peers' first messages).
+// Order: cores and their NET_RX, the MSI-X table, the port (and a router's egress port), the
+// stack and sockets, the Tx queues, the queue vectors (one per queue, each adding its MSI-X
+// vector; then the egress port's Tx vectors), the applications, the peers; then the first events
+// (timers of the queue vectors, the peers' first messages).
 #pragma once
 
 #include <deque>
@@ -41,17 +42,21 @@ struct Host {
   std::deque<NetRx> net_rx;  // by core
   std::optional<MsixTable> msix;
   std::optional<Port> port;
-  Peers peers;  // by flow
+  std::optional<Port> egress;  // nic.ports = 2: port 1, which only transmits forwarded frames
+  Peers peers;                 // by flow
   std::optional<Stack> stack;
   std::deque<Socket> sockets;
   std::deque<RxQueue> rx_queues;
   std::deque<QueueVector> queue_vectors;  // by queue
   std::deque<TxQueue> tx_queues;
   std::vector<std::optional<std::uint32_t>>
-      tx_vector_of_queue;  // by queue: its Tx completions' vector
+      tx_vector_of_queue;             // by queue: its Tx completions' vector
+  std::deque<TxQueue> egress_queues;  // port 1's Tx queues
+  std::vector<std::optional<std::uint32_t>> egress_vector_of_queue;
   std::deque<Application> applications;
   std::deque<PingPongClient> ping_pong_clients;
   std::deque<RequestSender> request_senders;
+  std::deque<ForwardReceiver> forward_receivers;
 
   // Frames entered, delivered, dropped and in flight: the conservation check.
   Conservation books() const;

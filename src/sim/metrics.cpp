@@ -20,6 +20,8 @@ std::string_view to_string(DropReason reason) {
       return "tx_ring_full";
     case DropReason::qdisc_full:
       return "qdisc_full";
+    case DropReason::egress_queue_full:
+      return "egress_queue_full";
     case DropReason::socket_queue_full:
       return "socket_queue_full";
     case DropReason::kCount:
@@ -184,6 +186,12 @@ void write_text(std::ostream& out, const RunReport& r) {
     out << "): rx " << c.rx_frames << " frames, " << c.rx_dropped << " dropped, " << c.rx_cleaned
         << " cleaned; tx " << c.tx_frames << " frames\n";
   }
+  for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
+    const EgressQueueCounters& c = r.egress_queues[q];
+    out << "port 1 queue " << q;
+    if (c.tx_vector) out << " (Tx vector " << *c.tx_vector << ")";
+    out << ": tx " << c.tx_frames << " forwarded frames, " << c.dropped << " dropped\n";
+  }
   const auto pps = per_second(r.delivered_packets, r.sim_time);
   const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
   out << "throughput: " << (pps ? printf_string("%.0f", *pps) : "n/a") << " pps, "
@@ -263,6 +271,25 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.end_object();
   }
   json.end_array();
+  if (!r.egress_queues.empty()) {
+    json.key("egress_queues");
+    json.begin_array();
+    for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
+      const EgressQueueCounters& c = r.egress_queues[q];
+      json.begin_object();
+      json.field("queue", static_cast<std::uint64_t>(q));
+      json.key("tx_vector");
+      if (c.tx_vector) {
+        json.value(static_cast<std::uint64_t>(*c.tx_vector));
+      } else {
+        json.null();
+      }
+      json.field("tx_frames", c.tx_frames);
+      json.field("dropped", c.dropped);
+      json.end_object();
+    }
+    json.end_array();
+  }
 
   json.key("cpu");
   json.begin_object();

@@ -489,6 +489,16 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                          std::to_string(s.nic.queues - 1) +
                                          " (nic.queues = " + std::to_string(s.nic.queues) + ")"});
     }
+    if (t.forward && s.nic.ports < 2) {
+      return fail({prefix + "forward",
+                   "a forwarded flow leaves by port 1; allowed: true with "
+                   "nic.ports = 2"});
+    }
+    if (t.forward &&
+        (t.kind == TrafficKind::ping_pong || t.kind == TrafficKind::request_response)) {
+      return fail({prefix + "forward", kind + " expects the host to answer, not to route its "
+                                              "frames; allowed: a one-way load"});
+    }
     if (t.thread >= s.thread_count()) {
       return fail(
           {prefix + "thread", std::to_string(t.thread) + " is not a thread; allowed: 0 to " +
@@ -498,6 +508,16 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   }
   if (auto e = validate_policies(s)) return fail(std::move(*e));
   const NicSection& nic = s.nic;
+  if (nic.ports == 2) {
+    bool forwards = false;
+    for (std::size_t i = 0; i < s.flow_count(); ++i)
+      forwards = forwards || s.flow(i).forward;
+    if (!forwards) {
+      return fail({"nic.ports",
+                   "port 1 only carries forwarded frames and no flow is forwarded; "
+                   "allowed: 1, or traffic.forward = true on a flow"});
+    }
+  }
   if ((nic.rss_table & (nic.rss_table - 1)) != 0) {
     return fail({"nic.rss-table", std::to_string(nic.rss_table) +
                                       " entries is not a power of two; allowed: 1, 2, 4, ... 4096 "

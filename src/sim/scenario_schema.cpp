@@ -126,8 +126,13 @@ const KeySpec kSchema[] = {
    "one socket per flow, read by traffic.thread", bind<&S::traffic, &TrafficSection::deliver_to>()},
   {"traffic.jitter", V::distribution, 0, kS, "ns", "0", "",
    "none: a generator's times are exact unless asked", bind<&S::traffic, &TrafficSection::jitter>()},
+  {"traffic.forward", V::boolean, 0, 1, "", "false", "",
+   "off: frames are for the host's own sockets; on: the host routes them out of port 1 (ip_forward), as seed 004's router",
+   bind<&S::traffic, &TrafficSection::forward>()},
 
   // [nic]
+  {"nic.ports", V::integer, 1, 2, "ports", "1", "",
+   "one port; a router (seed 004) forwards from port 0 to port 1", bind<&S::nic, &NicSection::ports>()},
   {"nic.queues", V::integer, 1, 256, "queue pairs", "1", "",
    "one queue and vector: the seeds' single-flow tests", bind<&S::nic, &NicSection::queues>()},
   {"nic.vectors", V::choice, 0, 1, "", "pair", "pair|separate",
@@ -244,6 +249,7 @@ const KeySpec kSchema[] = {
   {"cpu.busy-poll-iteration", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::busy_poll_iteration>()},
   {"cpu.rx-refill", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_refill>()},
   {"cpu.tx-clean", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_clean>()},
+  {"cpu.forward", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::forward>()},
 
   // [[thread]]: application threads 1, 2, ...
   {"thread.core", V::integer, 0, 255, "", "0", "",

@@ -19,6 +19,9 @@ void name_trace(const Host& host, TraceWriter& trace) {
   for (const QueueVector& v : host.queue_vectors) {
     std::string name = "vector " + std::to_string(v.index()) + ":";
     if (v.rx()) name += " rx queue " + std::to_string(v.index());
+    const bool egress = std::any_of(host.egress_queues.begin(), host.egress_queues.end(),
+                                    [&](const TxQueue& q) { return &q == v.tx(); });
+    if (egress) name += " port 1";
     if (v.tx()) name += " tx queue " + std::to_string(v.tx()->index());
     trace.thread_name(kTraceNic, v.index(), name);
   }
@@ -40,15 +43,19 @@ Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options
       q.trace_start();
   }
   Port& port = *host->port;
+  Port* egress = host->egress ? &*host->egress : nullptr;
   Engine& engine = world->engine;
   port.update_watch();
+  if (egress) egress->update_watch();
   Instant next_progress{};
   const Duration progress_step = std::max(scenario.scenario.duration / 100, nanoseconds(1));
   engine.run_until(end, [&](const Event& event) {
     // Frames are landed by whatever event comes next; the port re-arms its watch after it.
     port.land(engine.now());
+    if (egress) egress->land(engine.now());
     engine.dispatch(event);
     port.update_watch();
+    if (egress) egress->update_watch();
     // Progress is reported from the events there are, so that asking for it adds none.
     if (options.progress && engine.now() >= next_progress) {
       options.progress(options.progress_context, engine.now(), end);
@@ -56,6 +63,7 @@ Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options
     }
   });
   port.land(end);
+  if (egress) egress->land(end);
   for (Core& core : host->cores)
     core.finish();
 

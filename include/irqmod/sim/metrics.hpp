@@ -27,6 +27,7 @@ enum class DropReason : std::uint8_t {
   tx_ring_full,       // the Tx ring was full and there is no qdisc (txqueuelen 0)
   socket_queue_full,  // the receiving socket's queue was at its limit (SO_RCVBUF)
   qdisc_full,         // the Tx ring and the qdisc in front of it (txqueuelen) were full
+  egress_queue_full,  // a forwarded frame found port 1's Tx ring and qdisc full
   kCount,
 };
 inline constexpr std::size_t kNumDropReasons = static_cast<std::size_t>(DropReason::kCount);
@@ -135,6 +136,13 @@ struct QueueCounters {
   std::uint64_t tx_frames = 0;             // frames sent on its Tx queue
 };
 
+// One Tx queue of a router's egress port (nic.ports = 2).
+struct EgressQueueCounters {
+  std::optional<std::uint32_t> tx_vector;  // the vector its completions raise (tx-interrupts)
+  std::uint64_t tx_frames = 0;             // forwarded frames sent on it
+  std::uint64_t dropped = 0;               // forwarded frames its ring and qdisc had no room for
+};
+
 // What one core handled, beside its CPU time.
 struct CoreCounters {
   std::uint64_t interrupts = 0;  // hard interrupts taken: device vectors and NAPI timers
@@ -157,8 +165,9 @@ struct RunReport {
   std::uint64_t delivered_bytes = 0;    // their frame bytes (FCS included, preamble and IFG not)
   DropCounters drops;
   Conservation conservation;
-  std::vector<QueueCounters> queues;  // by queue pair
-  std::vector<CoreCounters> cores;    // by core
+  std::vector<QueueCounters> queues;               // by queue pair
+  std::vector<EgressQueueCounters> egress_queues;  // port 1's, by queue (a router only)
+  std::vector<CoreCounters> cores;                 // by core
 };
 
 // Human-readable: a header, sockperf's lines, interrupts, CPU, throughput, drops, conservation.

@@ -126,11 +126,13 @@ struct TrafficSection {
   std::uint32_t thread{};    // traffic.thread: the receiving application thread
   DeliverTo deliver_to{};    // traffic.deliver-to
   Distribution jitter{};     // traffic.jitter: added to each frame's (or request's) send time
+  bool forward{};            // traffic.forward: routed out of port 1 instead of delivered
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
 struct NicSection {
-  std::uint32_t queues{};           // nic.queues: Rx/Tx queue pairs
+  std::uint32_t ports{};            // nic.ports: 1, or 2 for a router (in on 0, out on 1)
+  std::uint32_t queues{};           // nic.queues: Rx/Tx queue pairs per port
   VectorLayout vectors{};           // nic.vectors: a vector per pair, or per Rx and per Tx queue
   std::uint32_t rss_table{};        // nic.rss-table: indirection table entries
   std::uint32_t tx_queue_len{};     // nic.tx-queue-len: the qdisc's packets (txqueuelen)
@@ -197,6 +199,7 @@ struct CpuSection {
   Distribution busy_poll_iteration{};  // cpu.busy-poll-iteration: one empty poll of the queue
   Distribution rx_refill{};            // cpu.rx-refill: allocating and posting one Rx buffer
   Distribution tx_clean{};             // cpu.tx-clean: cleaning one Tx completion in the poll
+  Distribution forward{};              // cpu.forward: routing one frame out of the other port
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 

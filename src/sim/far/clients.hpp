@@ -8,6 +8,10 @@
 //                    its receive timeout first).
 //   RequestSender    open-loop requests from a generator (the port carries them); it only
 //                    records the answers.
+//   ForwardReceiver  the tester's port behind a router's egress port (nic.ports = 2): it counts
+//                    the forwarded frames as delivered, and their latency through the box, from
+//                    the last bit reaching port 0 to the last bit leaving port 1 (RFC 1242's
+//                    store-and-forward latency, plus the frame's own time on the egress wire).
 //
 // The sender costs nothing: it stands for a client on another machine.
 #pragma once
@@ -48,6 +52,15 @@ class PingPongClient {
   Rng jitter_rng_;
   std::int64_t sent_ns_ = 0;       // when the request in flight left the client
   std::int64_t next_slot_ns_ = 0;  // --mps pacing
+};
+
+class ForwardReceiver {
+ public:
+  explicit ForwardReceiver(World& world) : world_(world) {}
+  PeerEndpoint endpoint();
+
+ private:
+  World& world_;
 };
 
 class RequestSender {

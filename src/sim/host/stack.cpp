@@ -11,7 +11,11 @@ Stack::Stack(World& world, const Peers& peers, std::size_t tuples, std::size_t c
 }
 
 void Stack::bind(std::uint32_t tuple, Socket& socket, bool incoming_cpu, std::uint32_t hash) {
-  routes_[tuple] = Route{&socket, incoming_cpu, hash};
+  routes_[tuple] = Route{&socket, incoming_cpu, false, hash};
+}
+
+void Stack::bind_forward(std::uint32_t tuple, std::uint32_t hash) {
+  routes_[tuple] = Route{nullptr, false, true, hash};
 }
 
 void Stack::bind_core(std::uint32_t core, Socket& socket) {
@@ -20,6 +24,10 @@ void Stack::bind_core(std::uint32_t core, Socket& socket) {
 
 void Stack::receive(const Packet& packet, std::uint32_t napi_id, std::uint32_t core) {
   const Route& route = routes_[packet.flow];
+  if (route.forward) {
+    pick_tx(egress_queues_, packet.flow, core).send_reply(packet);
+    return;
+  }
   Socket* socket = route.socket;
   if (route.incoming_cpu && core_sockets_[core]) socket = core_sockets_[core];
   if (!socket->deliver(packet)) {
@@ -49,10 +57,14 @@ bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) 
       queue->watch_releases();
     return false;
   }
-  const auto queues = static_cast<std::uint32_t>(tx_queues_.size());
-  const std::uint32_t queue = core < queues ? core : routes_[request.flow].hash % queues;
-  tx_queues_[queue]->send_reply(request, from);
+  pick_tx(tx_queues_, request.flow, core).send_reply(request, from);
   return true;
+}
+
+TxQueue& Stack::pick_tx(const std::vector<TxQueue*>& queues, std::uint32_t tuple,
+                        std::uint32_t core) const {
+  const auto n = static_cast<std::uint32_t>(queues.size());
+  return *queues[core < n ? core : routes_[tuple].hash % n];
 }
 
 }  // namespace irqmod::sim

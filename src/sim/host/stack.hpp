@@ -6,6 +6,11 @@
 // frame is queued there or dropped when the queue is full; after a poll's batch, each socket that
 // got data wakes its waiter once.
 //
+// Forward (nic.ports = 2, traffic.forward): a frame of a routed flow is not looked up to a socket
+// but sent out of the egress port's Tx queue at once, in the poll that received it (ip_forward
+// to the driver's xmit, all in the receiving context as on Linux and OpenBSD); its CPU time is
+// the poll's (cpu.forward). The flow's peer is then the receiver behind the egress port.
+//
 // Send: netdev_pick_tx chooses the Tx queue: the one XPS maps to the sending core (i40e and ixgbe
 // map queue i to the i-th CPU: i40e_config_xps_tx_ring, ixgbe_configure_tx_ring), else by the
 // flow's hash (skb_tx_hash).
@@ -29,10 +34,16 @@ class Stack {
   // Tuple `tuple`'s frames go to `socket`, or with `incoming_cpu` to the socket of a thread on
   // the receiving core when there is one. `hash`: the tuple's RSS hash (skb_tx_hash's input).
   void bind(std::uint32_t tuple, Socket& socket, bool incoming_cpu, std::uint32_t hash);
+  // Tuple `tuple` is routed out of the egress port (its frames reach no socket).
+  void bind_forward(std::uint32_t tuple, std::uint32_t hash);
+  bool forwards(std::uint32_t tuple) const { return routes_[tuple].forward; }
+  bool forwarding() const { return !egress_queues_.empty(); }
   // `socket`'s thread is pinned to `core`: it is that core's member of the reuseport group.
   void bind_core(std::uint32_t core, Socket& socket);
   // The Tx queues, by queue number.
   void set_tx_queues(std::vector<TxQueue*> queues) { tx_queues_ = std::move(queues); }
+  // The egress port's Tx queues (nic.ports = 2), by queue number.
+  void set_egress_queues(std::vector<TxQueue*> queues) { egress_queues_ = std::move(queues); }
 
   // One frame of a poll's batch, cleaned by NAPI context `napi_id` on `core`.
   void receive(const Packet& packet, std::uint32_t napi_id, std::uint32_t core);
@@ -47,8 +58,12 @@ class Stack {
   struct Route {
     Socket* socket = nullptr;
     bool incoming_cpu = false;
+    bool forward = false;
     std::uint32_t hash = 0;
   };
+  // netdev_pick_tx among `queues`: XPS maps queue i to core i, else the flow's hash.
+  TxQueue& pick_tx(const std::vector<TxQueue*>& queues, std::uint32_t tuple,
+                   std::uint32_t core) const;
 
   World& world_;
   const Peers& peers_;
@@ -56,6 +71,7 @@ class Stack {
   std::vector<Socket*> core_sockets_;  // by core: the reuseport group's member there, if any
   std::vector<Socket*> touched_;       // sockets that got data in this batch (reserved)
   std::vector<TxQueue*> tx_queues_;
+  std::vector<TxQueue*> egress_queues_;
 };
 
 }  // namespace irqmod::sim

@@ -206,6 +206,11 @@ Scan QueueVector::scan(int budget, Core& core) {
   if (rx_) {
     scan.rx = rx_->take(budget, world_.now(), polled_);
     rx_cleaned_ += static_cast<std::uint64_t>(scan.rx);
+    if (stack_.forwarding()) {
+      // polled_ holds this poll's frames only: the last poll's were delivered when it ended.
+      for (std::size_t i = 0; i < polled_.size(); ++i)
+        scan.forwarded += stack_.forwards(polled_[i].flow) ? 1 : 0;
+    }
     if (scan.rx > 0) trace_ring();
     if (refill_.by_cpu && rx_->unrefilled() >= refill_.batch) {
       // i40e_alloc_rx_buffers for every cleaned descriptor (done here once per poll, not at the
@@ -230,6 +235,7 @@ Scan QueueVector::scan(int budget, Core& core) {
 Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {
   Duration cost = fixed ? core.cost(costs_.napi_poll) : Duration::zero();
   cost += core.cost(costs_.rx_packet, scan.rx);
+  if (scan.forwarded > 0) cost += core.cost(costs_.forward, scan.forwarded);
   if (scan.tx > 0) cost += core.cost(costs_.tx_clean, scan.tx);
   if (scan.refilled > 0) {
     cost += core.cost(costs_.rx_refill, scan.refilled);

@@ -49,6 +49,7 @@ struct PollCosts {
   Distribution tx_clean{};   // per Tx completion cleaned
   Distribution rx_refill{};  // per Rx buffer allocated and posted
   Distribution irq_entry{};  // a timer interrupt's entry and exit (the NAPI watchdog)
+  Distribution forward{};    // per frame routed out of the egress port (nic.ports = 2)
 };
 
 // What one poll took: Rx frames (delivered when it completes) and Tx completions (cleaned), and
@@ -57,6 +58,7 @@ struct Scan {
   int rx = 0;
   int tx = 0;
   bool tx_finished = true;     // no Tx completion left behind by the work limit
+  int forwarded = 0;           // of the Rx frames, those routed out of the egress port
   int refilled = 0;            // Rx buffers allocated and posted (nic.refill = "cpu")
   bool refill_failed = false;  // an allocation failed: i40e reports the whole budget
 };

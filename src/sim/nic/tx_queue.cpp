@@ -7,10 +7,11 @@ namespace irqmod::sim {
 
 TxQueue::TxQueue(World& world, std::uint32_t index, std::uint32_t descriptors,
                  std::uint32_t qdisc_packets, bool interrupts, Duration dma_delay, Link& wire,
-                 const Peers& peers)
+                 const Peers& peers, bool forwarding)
     : world_(world),
       index_(index),
       interrupts_(interrupts),
+      forwarding_(forwarding),
       dma_delay_(dma_delay),
       // Without Tx interrupts the qdisc's frames can go on the wire at once: it is a FIFO behind
       // the ring's frames, and a descriptor frees exactly when the frame before it has left.
@@ -68,7 +69,10 @@ void TxQueue::send_reply(const Packet& request, Socket* owner) {
     return;
   }
   if (owner) owner->release_send(request.frame_bytes);  // the qdisc frees the skb it drops
-  world_.report.drops.add(qdisc_capacity_ == 0 ? DropReason::tx_ring_full : DropReason::qdisc_full);
+  ++dropped_;
+  world_.report.drops.add(forwarding_            ? DropReason::egress_queue_full
+                          : qdisc_capacity_ == 0 ? DropReason::tx_ring_full
+                                                 : DropReason::qdisc_full);
   report_lost(peers_, request.flow);
 }
 

@@ -31,8 +31,11 @@ inline constexpr std::uint32_t kTxCleanLimit = 256;
 
 class TxQueue {
  public:
+  // `forwarding`: the queue of a router's egress port (nic.ports = 2), whose drops are
+  // egress_queue_full: the frame was received, not sent by an application.
   TxQueue(World& world, std::uint32_t index, std::uint32_t descriptors, std::uint32_t qdisc_packets,
-          bool interrupts, Duration dma_delay, Link& wire, const Peers& peers);
+          bool interrupts, Duration dma_delay, Link& wire, const Peers& peers,
+          bool forwarding = false);
 
   std::uint32_t index() const { return index_; }
 
@@ -61,6 +64,7 @@ class TxQueue {
 
   std::uint64_t sent() const { return sent_; }          // frames put on the wire
   std::size_t queued() const { return qdisc_.size(); }  // frames waiting in the qdisc
+  std::uint64_t dropped() const { return dropped_; }    // frames the qdisc had no room for
 
  private:
   struct Frame {
@@ -82,6 +86,7 @@ class TxQueue {
   World& world_;
   std::uint32_t index_;
   bool interrupts_;
+  bool forwarding_;
   Duration dma_delay_;
   Ring<Frame> ring_;                  // descriptors in use, oldest first
   std::size_t written_back_ = 0;      // of them, the oldest ones written back and not yet cleaned
@@ -90,6 +95,7 @@ class TxQueue {
   Link& wire_;
   const Peers& peers_;
   std::uint64_t sent_ = 0;
+  std::uint64_t dropped_ = 0;
   EndpointId endpoint_{};
   SlotId release_watch_{};  // the head frame leaves the wire while a sender waits
 };
