@@ -60,6 +60,50 @@ Duration CpuTime::busy(std::size_t core) const {
   return Duration{std::accumulate(busy_[core].begin(), busy_[core].end(), std::int64_t{0})};
 }
 
+void DropCounters::subtract(const DropCounters& earlier) {
+  for (std::size_t i = 0; i < by_reason_.size(); ++i)
+    by_reason_[i] -= earlier.by_reason_[i];
+}
+
+void InterruptCounters::subtract(const InterruptCounters& earlier) {
+  for (std::size_t v = 0; v < per_vector_.size(); ++v)
+    per_vector_[v] -= earlier.per_vector_[v];
+}
+
+void CpuTime::subtract(const CpuTime& earlier) {
+  for (std::size_t c = 0; c < busy_.size(); ++c) {
+    for (std::size_t k = 0; k < kNumContextKinds; ++k)
+      busy_[c][k] -= earlier.busy_[c][k];
+  }
+}
+
+void subtract_warmup(RunReport& r, const RunReport& w) {
+  r.sim_time -= w.sim_time;
+  r.warmup = w.sim_time;
+  r.interrupts.subtract(w.interrupts);
+  r.cpu.subtract(w.cpu);
+  r.delivered_packets -= w.delivered_packets;
+  r.delivered_bytes -= w.delivered_bytes;
+  r.drops.subtract(w.drops);
+  r.sockperf.dropped -= w.sockperf.dropped;
+  r.sockperf.duplicated -= w.sockperf.duplicated;
+  r.sockperf.out_of_order -= w.sockperf.out_of_order;
+  for (std::size_t q = 0; q < r.queues.size(); ++q) {
+    r.queues[q].rx_frames -= w.queues[q].rx_frames;
+    r.queues[q].rx_dropped -= w.queues[q].rx_dropped;
+    r.queues[q].rx_cleaned -= w.queues[q].rx_cleaned;
+    r.queues[q].tx_frames -= w.queues[q].tx_frames;
+  }
+  for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
+    r.egress_queues[q].tx_frames -= w.egress_queues[q].tx_frames;
+    r.egress_queues[q].dropped -= w.egress_queues[q].dropped;
+  }
+  for (std::size_t c = 0; c < r.cores.size(); ++c) {
+    r.cores[c].interrupts -= w.cores[c].interrupts;
+    r.cores[c].polls -= w.cores[c].polls;
+  }
+}
+
 std::optional<Error> Conservation::check() const {
   if (ok()) return std::nullopt;
   return Error{"conservation", "entered " + std::to_string(entered) + " != delivered " +
@@ -153,7 +197,10 @@ std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOpti
 
 void write_text(std::ostream& out, const RunReport& r) {
   out << "scenario " << r.scenario << ", seed " << r.seed << ", simulated "
-      << format_usec(r.sim_time.count()) << " us, " << r.events << " events";
+      << format_usec(r.sim_time.count()) << " us";
+  if (r.warmup > Duration::zero())
+    out << " after " << format_usec(r.warmup.count()) << " us of warm-up";
+  out << ", " << r.events << " events";
   if (r.wall_ns >= 0) out << ", wall " << format_usec(r.wall_ns) << " us";
   out << "\n";
   out << sockperf_summary(r.latency, r.sockperf);
@@ -213,6 +260,8 @@ void write_json(std::ostream& out, const RunReport& r) {
   json.field("scenario", r.scenario);
   json.field("seed", r.seed);
   json.field("sim_time_ns", static_cast<std::int64_t>(r.sim_time.count()));
+  if (r.warmup > Duration::zero())
+    json.field("warmup_ns", static_cast<std::int64_t>(r.warmup.count()));
   if (r.wall_ns >= 0) json.field("wall_ns", r.wall_ns);
   json.field("events", r.events);
 

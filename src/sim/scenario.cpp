@@ -506,6 +506,11 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                   std::to_string(s.threads.size()) + " [[thread]] entries)"});
     }
   }
+  if (s.scenario.warmup >= s.scenario.duration) {
+    return fail({"scenario.warmup",
+                 "the warm-up must end before the run does; allowed: 0 to less "
+                 "than scenario.duration"});
+  }
   if (auto e = validate_policies(s)) return fail(std::move(*e));
   const NicSection& nic = s.nic;
   if (nic.ports == 2) {

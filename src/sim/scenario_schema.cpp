@@ -83,6 +83,9 @@ const KeySpec kSchema[] = {
    "the scenario file's name without its extension", bind<&S::scenario, &ScenarioSection::name>()},
   {"scenario.duration", V::duration, 1, kHour, "s", "1s", "",
    "the performance goal's unit: 1 s of simulated line rate", bind<&S::scenario, &ScenarioSection::duration>()},
+  {"scenario.warmup", V::duration, 0, kHour, "s", "0", "",
+   "0: measure from the start; a state that takes time to settle (MCLGETI's watermark, DIM) needs one",
+   bind<&S::scenario, &ScenarioSection::warmup>()},
   {"scenario.seed", V::integer, 0, std::numeric_limits<std::int64_t>::max(), "", "1", "",
    "any fixed value reproduces a run; 1 is the first non-zero one", bind<&S::scenario, &ScenarioSection::seed>()},
 

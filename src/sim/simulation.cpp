@@ -27,6 +27,21 @@ void name_trace(const Host& host, TraceWriter& trace) {
   }
 }
 
+// The end of the warm-up: the report so far is kept aside, to be subtracted at the end.
+struct WarmupMark {
+  Host* host = nullptr;
+  RunReport at_warmup;
+  void on_event(const Event&) {
+    World& world = host->world;
+    for (Core& core : host->cores)
+      core.charge_to_now();
+    host->fill_report();
+    at_warmup = world.report;
+    at_warmup.sim_time = world.now() - at_ns(0);
+    world.report.latency = LatencyHistogram{};
+  }
+};
+
 }  // namespace
 
 Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options) {
@@ -47,6 +62,12 @@ Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options
   Engine& engine = world->engine;
   port.update_watch();
   if (egress) egress->update_watch();
+  WarmupMark warmup;
+  warmup.host = host.get();
+  if (scenario.scenario.warmup > Duration::zero()) {
+    engine.schedule(at_ns(0) + scenario.scenario.warmup, engine.bind<&WarmupMark::on_event>(warmup),
+                    0);
+  }
   Instant next_progress{};
   const Duration progress_step = std::max(scenario.scenario.duration / 100, nanoseconds(1));
   engine.run_until(end, [&](const Event& event) {
@@ -73,6 +94,7 @@ Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options
   report.conservation = host->books();
   host->fill_report();
   if (auto error = report.conservation.check()) return *error;
+  if (scenario.scenario.warmup > Duration::zero()) subtract_warmup(report, warmup.at_warmup);
   return std::move(report);
 }
 

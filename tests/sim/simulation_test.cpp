@@ -847,5 +847,37 @@ TEST(simulation, jitter_changes_the_run_and_the_seed_still_fixes_it) {
   EXPECT_GT(jittered.latency.stddev(), plain.latency.stddev());
 }
 
+TEST(simulation, a_warmup_is_simulated_but_not_measured) {
+  const std::string text = std::string(R"(
+[scenario]
+duration = "20ms"
+[traffic]
+kind = "constant"
+rate = 100000
+)") + kCosts;
+  const RunReport whole = run(load(text));
+  const RunReport later = run(load(text, {"scenario.warmup=15ms"}));
+  EXPECT_EQ(later.sim_time, milliseconds(5));
+  EXPECT_EQ(later.warmup, milliseconds(15));
+  // A steady constant-rate load: the last quarter holds about a quarter of everything.
+  EXPECT_NEAR(static_cast<double>(later.delivered_packets), 500.0,
+              10.0);  // the frames in flight at 15 ms are delivered after
+  EXPECT_EQ(later.latency.count(), later.delivered_packets);
+  EXPECT_NEAR(static_cast<double>(later.interrupts.total()),
+              static_cast<double>(whole.interrupts.total()) / 4, 2.0);
+  const double busy_whole = static_cast<double>(whole.cpu.busy(0).count()) / 20e6;
+  const double busy_later = static_cast<double>(later.cpu.busy(0).count()) / 5e6;
+  EXPECT_NEAR(busy_later, busy_whole, 0.01);
+  EXPECT_EQ(later.queues[0].rx_frames, 500u);
+  // The books stay those of the whole run.
+  EXPECT_EQ(later.conservation.entered, whole.conservation.entered);
+  EXPECT_NE(json_of(later).find("\"warmup_ns\":15000000"), std::string::npos);
+  std::string too_long = text;
+  too_long.replace(too_long.find("duration"), 0, "warmup = \"20ms\"\n");
+  EXPECT_EQ(load_error(too_long),
+            "test.toml:3: scenario.warmup: the warm-up must end before the run does; allowed: 0 to "
+            "less than scenario.duration");
+}
+
 }  // namespace
 }  // namespace irqmod::sim

@@ -42,6 +42,8 @@ class DropCounters {
     return by_reason_[static_cast<std::size_t>(reason)];
   }
   std::uint64_t total() const;
+  // What was counted since `earlier` (a copy of these counters taken before).
+  void subtract(const DropCounters& earlier);
 
  private:
   std::array<std::uint64_t, kNumDropReasons> by_reason_{};
@@ -55,6 +57,7 @@ class InterruptCounters {
   std::uint64_t count_of(std::size_t vector) const { return per_vector_[vector]; }
   std::size_t vectors() const { return per_vector_.size(); }
   std::uint64_t total() const;
+  void subtract(const InterruptCounters& earlier);
 
  private:
   std::vector<std::uint64_t> per_vector_;
@@ -84,6 +87,7 @@ class CpuTime {
   }
   Duration busy(std::size_t core) const;
   std::size_t cores() const { return busy_.size(); }
+  void subtract(const CpuTime& earlier);
 
  private:
   std::vector<std::array<std::int64_t, kNumContextKinds>> busy_;
@@ -153,7 +157,8 @@ struct CoreCounters {
 struct RunReport {
   std::string scenario;       // [scenario] name
   std::uint64_t seed = 0;     // [scenario] seed
-  Duration sim_time{};        // simulated time covered
+  Duration sim_time{};        // simulated time measured: the run's duration less the warm-up
+  Duration warmup{};          // [scenario] warmup: the time before measuring began
   std::int64_t wall_ns = -1;  // host time the run took; -1 leaves it out (byte-identical output)
   std::uint64_t events = 0;   // engine events dispatched
   std::size_t peak_pending_events = 0;  // largest event heap (memory's only growing part)
@@ -169,6 +174,11 @@ struct RunReport {
   std::vector<EgressQueueCounters> egress_queues;  // port 1's, by queue (a router only)
   std::vector<CoreCounters> cores;                 // by core
 };
+
+// Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less
+// `at_warmup`, a copy taken when the warm-up ended (whose latency histogram was then cleared).
+// The conservation books stay those of the whole run.
+void subtract_warmup(RunReport& report, const RunReport& at_warmup);
 
 // Human-readable: a header, sockperf's lines, interrupts, CPU, throughput, drops, conservation.
 void write_text(std::ostream& out, const RunReport& report);

@@ -101,6 +101,7 @@ enum class Moderation : std::uint8_t {
 struct ScenarioSection {
   std::string name;      // scenario.name; the file's stem when not given
   Duration duration{};   // scenario.duration: simulated time
+  Duration warmup{};     // scenario.warmup: simulated first, not measured
   std::uint64_t seed{};  // scenario.seed: every random stream derives from it
   friend bool operator==(const ScenarioSection&, const ScenarioSection&) = default;
 };

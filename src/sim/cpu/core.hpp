@@ -137,6 +137,10 @@ class Core {
 
   // Charges the running segment up to now and writes the idle time left open: the end of a run.
   void finish();
+  // Charges the running segment up to now without ending it: the end of a warm-up.
+  void charge_to_now() {
+    if (depth_ > 0 && !stack_[depth_ - 1].fresh) sync_top();
+  }
 
  private:
   struct Job {
