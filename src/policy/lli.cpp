@@ -96,6 +96,7 @@ Expected<Config> make_config(const Settings& settings) {
   Config config;
   config.ring_threshold = settings.ring_threshold;
   config.interval = interval;
+  config.hold = settings.hold;
   for (std::size_t i = 0; i < settings.filters.size(); ++i) {
     if (std::optional<Error> error = check_matcher(settings.filters[i], i)) return *error;
     config.matchers[i] = settings.filters[i];

@@ -19,7 +19,9 @@ Conservation Host::books() const {
   for (const Socket& socket : sockets)
     books.in_flight += socket.size();
   for (const TxQueue& queue : egress_queues)
-    books.in_flight += queue.queued();  // forwarded frames waiting in port 1's qdisc
+    books.in_flight += queue.queued();
+  for (const Backlog& backlog : backlogs)
+    books.in_flight += backlog.size();  // forwarded frames waiting in port 1's qdisc
   books.delivered = world.report.delivered_packets;
   // Replies lost on the Tx ring were delivered first; conservation counts received frames.
   const DropCounters& drops = world.report.drops;
@@ -126,14 +128,16 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   report.cores.resize(cpu.cores);
 
   // Cores and their NET_RX softirq.
-  const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs};
+  const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs,
+                             s.napi.ksoftirqd};
   const Duration slice =
       cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
   for (std::uint32_t c = 0; c < cpu.cores; ++c)
     host.cores.emplace_back(world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
   std::vector<NetRx*> net_rx;
   for (Core& core : host.cores) {
-    host.net_rx.emplace_back(core, budget, vectors);
+    // A core's poll list holds the device contexts and its own backlog.
+    host.net_rx.emplace_back(core, budget, vectors + (s.napi.rx_backlog ? 1 : 0));
     net_rx.push_back(&host.net_rx.back());
   }
   host.msix.emplace(world, cpu.irq_entry, cpu.irq_handler);
@@ -149,6 +153,14 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   }
   host.peers.resize(tuples);
   host.stack.emplace(world, host.peers, tuples, cpu.cores);
+  if (s.napi.rx_backlog) {
+    std::vector<Backlog*> backlogs;
+    for (NetRx& n : host.net_rx) {
+      backlogs.push_back(&host.backlogs.emplace_back(world, n, *host.stack, s.napi.max_backlog,
+                                                     static_cast<int>(s.napi.weight), cpu.forward));
+    }
+    host.stack->set_backlogs(std::move(backlogs));
+  }
 
   // One socket per application thread; a thread's core makes it that core's reuseport member.
   std::vector<std::uint32_t> thread_core{cpu.app_core};
@@ -188,7 +200,14 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
   const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean,
                         cpu.rx_refill, cpu.irq_entry, cpu.forward};
-  const RefillSettings refill{nic.refill == Refill::cpu, nic.refill_batch, nic.alloc_fail_ppm};
+  RefillSettings refill{nic.refill != Refill::delay, nic.refill_batch, nic.alloc_fail_ppm};
+  if (nic.refill == Refill::mclgeti) {
+    host.mclgeti.emplace(
+        world, host.cores[0],
+        Mclgeti::Settings{nic.mclgeti_lwm, nic.mclgeti_hwm == 0 ? nic.rx_ring : nic.mclgeti_hwm,
+                          cpu.hz});
+    refill.mclgeti = &*host.mclgeti;
+  }
   const bool separate = nic.tx_interrupts && nic.vectors == VectorLayout::separate;
   std::vector<TxQueue*> tx_queues;
   for (std::uint32_t q = 0; q < nic.queues; ++q) {
@@ -209,6 +228,14 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   std::vector<QueueVector*> rx_vectors;
   for (std::uint32_t q = 0; q < nic.queues; ++q) {
     RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay, refill.by_cpu);
+    if (refill.mclgeti) {
+      // ixgbe_init's first ixgbe_rxfill: as many clusters as the initial watermark allows.
+      rx.start_without_buffers();
+      std::uint32_t given = 0;
+      while (given < nic.rx_ring && refill.mclgeti->allocate())
+        ++given;
+      rx.refill(given, at_ns(0));
+    }
     TxQueue* tx = nic.tx_interrupts && !separate ? tx_queues[q] : nullptr;
     rx_vectors.push_back(&add_vector(&rx, tx, *host.port));
     host.tx_vector_of_queue.push_back(tx ? std::optional<std::uint32_t>(q) : std::nullopt);
@@ -302,6 +329,7 @@ void Host::fill_report() const {
     c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
   }
+  if (mclgeti) report.mclgeti = mclgeti->counters();
   report.egress_queues.clear();
   for (std::size_t q = 0; q < egress_queues.size(); ++q) {
     report.egress_queues.push_back(EgressQueueCounters{

@@ -19,6 +19,7 @@
 #include "sim/cpu/net_rx.hpp"
 #include "sim/far/clients.hpp"
 #include "sim/far/peer.hpp"
+#include "sim/host/mclgeti.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
 #include "sim/irq/msix.hpp"
@@ -39,12 +40,14 @@ struct Host {
 
   World& world;
   std::deque<Core> cores;
-  std::deque<NetRx> net_rx;  // by core
+  std::deque<NetRx> net_rx;      // by core
+  std::deque<Backlog> backlogs;  // by core (napi.rx-backlog)
   std::optional<MsixTable> msix;
   std::optional<Port> port;
   std::optional<Port> egress;  // nic.ports = 2: port 1, which only transmits forwarded frames
   Peers peers;                 // by flow
   std::optional<Stack> stack;
+  std::optional<Mclgeti> mclgeti;  // nic.refill = "mclgeti"
   std::deque<Socket> sockets;
   std::deque<RxQueue> rx_queues;
   std::deque<QueueVector> queue_vectors;  // by queue

@@ -22,6 +22,8 @@ std::string_view to_string(DropReason reason) {
       return "qdisc_full";
     case DropReason::egress_queue_full:
       return "egress_queue_full";
+    case DropReason::backlog_full:
+      return "backlog_full";
     case DropReason::socket_queue_full:
       return "socket_queue_full";
     case DropReason::kCount:
@@ -101,6 +103,10 @@ void subtract_warmup(RunReport& r, const RunReport& w) {
   for (std::size_t c = 0; c < r.cores.size(); ++c) {
     r.cores[c].interrupts -= w.cores[c].interrupts;
     r.cores[c].polls -= w.cores[c].polls;
+  }
+  if (r.mclgeti && w.mclgeti) {
+    r.mclgeti->livelocks -= w.mclgeti->livelocks;
+    r.mclgeti->cwm_area -= w.mclgeti->cwm_area;
   }
 }
 
@@ -233,6 +239,12 @@ void write_text(std::ostream& out, const RunReport& r) {
     out << "): rx " << c.rx_frames << " frames, " << c.rx_dropped << " dropped, " << c.rx_cleaned
         << " cleaned; tx " << c.tx_frames << " frames\n";
   }
+  if (r.mclgeti) {
+    const MclgetiCounters& m = *r.mclgeti;
+    out << "mclgeti: watermark " << printf_string("%.1f", m.cwm_mean(r.sim_time))
+        << " clusters on average (" << m.cwm_min << " to " << m.cwm_max << ", " << m.cwm_end
+        << " at the end); " << m.livelocks << " livelocks\n";
+  }
   for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
     const EgressQueueCounters& c = r.egress_queues[q];
     out << "port 1 queue " << q;
@@ -320,6 +332,17 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.end_object();
   }
   json.end_array();
+  if (r.mclgeti) {
+    const MclgetiCounters& m = *r.mclgeti;
+    json.key("mclgeti");
+    json.begin_object();
+    json.field("livelocks", m.livelocks);
+    json.field("cwm_mean", m.cwm_mean(r.sim_time));
+    json.field("cwm_min", static_cast<std::uint64_t>(m.cwm_min));
+    json.field("cwm_max", static_cast<std::uint64_t>(m.cwm_max));
+    json.field("cwm_end", static_cast<std::uint64_t>(m.cwm_end));
+    json.end_object();
+  }
   if (!r.egress_queues.empty()) {
     json.key("egress_queues");
     json.begin_array();

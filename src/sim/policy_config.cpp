@@ -71,6 +71,7 @@ lli::Settings lli_settings(const NicSection& nic) {
   lli::Settings settings;
   settings.ring_threshold = nic.lli_ring_threshold;
   settings.interval = nic.lli_interval;
+  settings.hold = nic.lli_hold;
   return settings;
 }
 

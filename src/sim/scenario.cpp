@@ -506,6 +506,12 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                   std::to_string(s.threads.size()) + " [[thread]] entries)"});
     }
   }
+  if (s.napi.poll_in_irq && !s.napi.rx_backlog) {
+    return fail({"napi.poll-in-irq",
+                 "a poll in the interrupt handler hands its frames to the "
+                 "backlog (netif_rx, OpenBSD's ipintrq); allowed: true with "
+                 "napi.rx-backlog = true"});
+  }
   if (s.scenario.warmup >= s.scenario.duration) {
     return fail({"scenario.warmup",
                  "the warm-up must end before the run does; allowed: 0 to less "
@@ -528,15 +534,47 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                       " entries is not a power of two; allowed: 1, 2, 4, ... 4096 "
                                       "(the hardware indexes the table by the hash's low bits)"});
   }
-  if (nic.refill == Refill::cpu && nic.refill_delay > Duration::zero()) {
-    return fail({"nic.refill-delay",
-                 "with nic.refill = \"cpu\" buffers come back when a poll "
-                 "refills them, not after a delay; allowed: 0"});
+  if (nic.refill != Refill::delay && nic.refill_delay > Duration::zero()) {
+    return fail(
+        {"nic.refill-delay", "with nic.refill = \"" +
+                                 std::string(nic.refill == Refill::cpu ? "cpu" : "mclgeti") +
+                                 "\" buffers come back when a poll refills them, not "
+                                 "after a delay; allowed: 0"});
   }
   if (nic.refill == Refill::delay && nic.alloc_fail_ppm > 0) {
     return fail({"nic.alloc-fail-ppm",
-                 "allocations happen only with nic.refill = \"cpu\"; "
-                 "allowed: 0, or nic.refill = \"cpu\""});
+                 "allocations happen only with nic.refill = \"cpu\" or \"mclgeti\"; "
+                 "allowed: 0, or one of those"});
+  }
+  const Scenario defaults = default_scenario();
+  if (nic.refill != Refill::mclgeti) {
+    const char* key = nic.mclgeti_lwm != defaults.nic.mclgeti_lwm   ? "nic.mclgeti-lwm"
+                      : nic.mclgeti_hwm != defaults.nic.mclgeti_hwm ? "nic.mclgeti-hwm"
+                      : s.cpu.hz != defaults.cpu.hz                 ? "cpu.hz"
+                                                                    : nullptr;
+    if (key) {
+      return fail({key,
+                   "only MCLGETI's watermark uses it; allowed: the default, or nic.refill = "
+                   "\"mclgeti\""});
+    }
+  } else {
+    if (nic.refill_batch != defaults.nic.refill_batch) {
+      return fail({"nic.refill-batch",
+                   "MCLGETI refills on every poll, as far as the watermark "
+                   "allows; allowed: the default"});
+    }
+    const std::uint32_t hwm = nic.mclgeti_hwm == 0 ? nic.rx_ring : nic.mclgeti_hwm;
+    if (hwm > nic.rx_ring) {
+      return fail({"nic.mclgeti-hwm", std::to_string(hwm) +
+                                          " buffers is more than the ring "
+                                          "holds; allowed: 0 (the ring) or 1 to " +
+                                          std::to_string(nic.rx_ring) + " (nic.rx-ring)"});
+    }
+    if (nic.mclgeti_lwm > hwm) {
+      return fail({"nic.mclgeti-lwm", std::to_string(nic.mclgeti_lwm) +
+                                          " is above the high water mark; allowed: 1 to " +
+                                          std::to_string(hwm) + " (nic.mclgeti-hwm)"});
+    }
   }
   if (nic.refill == Refill::cpu && nic.refill_batch > nic.rx_ring) {
     return fail(

@@ -36,6 +36,7 @@ struct WarmupMark {
     for (Core& core : host->cores)
       core.charge_to_now();
     host->fill_report();
+    if (host->mclgeti) host->mclgeti->restart_extremes();
     at_warmup = world.report;
     at_warmup.sim_time = world.now() - at_ns(0);
     world.report.latency = LatencyHistogram{};

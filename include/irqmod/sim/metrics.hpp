@@ -28,6 +28,7 @@ enum class DropReason : std::uint8_t {
   socket_queue_full,  // the receiving socket's queue was at its limit (SO_RCVBUF)
   qdisc_full,         // the Tx ring and the qdisc in front of it (txqueuelen) were full
   egress_queue_full,  // a forwarded frame found port 1's Tx ring and qdisc full
+  backlog_full,       // the core's receive backlog was full (netdev_max_backlog, ipintrq)
   kCount,
 };
 inline constexpr std::size_t kNumDropReasons = static_cast<std::size_t>(DropReason::kCount);
@@ -147,6 +148,18 @@ struct EgressQueueCounters {
   std::uint64_t dropped = 0;               // forwarded frames its ring and qdisc had no room for
 };
 
+// OpenBSD's MCLGETI watermark over the run (nic.refill = "mclgeti").
+struct MclgetiCounters {
+  std::uint64_t livelocks = 0;  // mcllivelocks: ticks the softclock was found late
+  std::uint32_t cwm_min = 0;    // the current watermark's lowest, highest and last value
+  std::uint32_t cwm_max = 0;
+  std::uint32_t cwm_end = 0;
+  double cwm_area = 0;  // its integral over the measured time, cluster-seconds
+  double cwm_mean(Duration over) const {
+    return over > Duration::zero() ? cwm_area * 1e9 / static_cast<double>(over.count()) : 0;
+  }
+};
+
 // What one core handled, beside its CPU time.
 struct CoreCounters {
   std::uint64_t interrupts = 0;  // hard interrupts taken: device vectors and NAPI timers
@@ -173,6 +186,7 @@ struct RunReport {
   std::vector<QueueCounters> queues;               // by queue pair
   std::vector<EgressQueueCounters> egress_queues;  // port 1's, by queue (a router only)
   std::vector<CoreCounters> cores;                 // by core
+  std::optional<MclgetiCounters> mclgeti;          // nic.refill = "mclgeti" only
 };
 
 // Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less

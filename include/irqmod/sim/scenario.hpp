@@ -78,6 +78,10 @@ enum class TxModeration : std::uint8_t {
 enum class Refill : std::uint8_t {
   delay,  // by themselves, nic.refill-delay after they were cleaned
   cpu,    // by the poll that cleaned them, in batches, charged cpu.rx-refill per buffer
+  // OpenBSD's MCLGETI (seed 004): by every poll, as many as the interface's current watermark
+  // allows on the ring; the watermark grows while the ring runs dry and shrinks when the
+  // softclock missed a tick (livelock), charged cpu.rx-refill per buffer
+  mclgeti,
 };
 
 // How an application thread waits for data (cpu.app-wait, thread.wait).
@@ -143,6 +147,8 @@ struct NicSection {
   Duration refill_delay{};          // nic.refill-delay: buffer given back -> usable again
   Refill refill{};                  // nic.refill: by a delay, or by the CPU in the poll
   std::uint32_t refill_batch{};     // nic.refill-batch: cleaned descriptors per refill
+  std::uint32_t mclgeti_lwm{};      // nic.mclgeti-lwm: the watermark's floor
+  std::uint32_t mclgeti_hwm{};      // nic.mclgeti-hwm: its ceiling (0 = nic.rx-ring)
   std::uint32_t alloc_fail_ppm{};   // nic.alloc-fail-ppm: buffer allocations failing, per million
   Moderation moderation{};          // nic.moderation
   std::uint32_t rx_usecs{};         // nic.rx-usecs (ethtool -C)
@@ -163,6 +169,7 @@ struct NicSection {
   std::uint32_t itr_rate{};         // nic.itr-rate: interrupts/s
   std::uint32_t lli_ring_threshold{};  // nic.lli-ring-threshold: free descriptors
   Duration lli_interval{};             // nic.lli-interval
+  bool lli_hold{};                     // nic.lli-hold: a cause within the interval waits for it
   bool busy_poll_exit_swint{};         // nic.busy-poll-exit-swint: seed 000's fix
   friend bool operator==(const NicSection&, const NicSection&) = default;
 };
@@ -171,6 +178,10 @@ struct NapiSection {
   std::uint32_t weight{};            // napi.weight
   std::uint32_t netdev_budget{};     // napi.netdev_budget
   Duration netdev_budget_usecs{};    // napi.netdev_budget_usecs
+  bool ksoftirqd{};                  // napi.ksoftirqd: softirq work left over goes to a thread
+  bool rx_backlog{};                 // napi.rx-backlog: the stack runs in a per-core backlog poll
+  std::uint32_t max_backlog{};       // napi.netdev_max_backlog: its frames
+  bool poll_in_irq{};                // napi.poll-in-irq: the interrupt handler runs the poll
   std::uint32_t defer_hard_irqs{};   // napi.napi_defer_hard_irqs
   Duration gro_flush_timeout{};      // napi.gro_flush_timeout
   Duration irq_suspend_timeout{};    // napi.irq_suspend_timeout
@@ -186,6 +197,7 @@ struct CpuSection {
   std::string irq_cores;     // cpu.irq-cores: vector i interrupts core i mod n of this list
   std::uint32_t app_core{};  // cpu.app-core: where application thread 0 runs
   Wait app_wait{};           // cpu.app-wait: how thread 0 waits
+  std::uint32_t hz{};        // cpu.hz: clock ticks per second (MCLGETI's livelock check)
   Duration sched_slice{};    // cpu.sched-slice: the fair scheduler's slice; 0 = the kernel's
   // The cost model: each a constant or a distribution (jitter), drawn per use on the core.
   Distribution irq_entry{};            // cpu.irq-entry: interrupt entry + exit

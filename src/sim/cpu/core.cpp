@@ -92,8 +92,9 @@ void Core::pop_top() {
 // threads that have nothing to do) and lets a raised softirq run before anything below it.
 void Core::settle() {
   while (true) {
+    const bool bh_disabled = current_ && current_ == softirq_thread_ && !stack_[0].fresh;
     if (softirq_pending_ && (depth_ == 0 || stack_[depth_ - 1].level < Level::softirq) &&
-        jobs_at(Level::softirq) == 0) {
+        jobs_at(Level::softirq) == 0 && !bh_disabled) {
       softirq_pending_ = false;
       push(softirq_job_, Level::softirq);
       return;  // push() settled

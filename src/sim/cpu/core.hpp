@@ -96,6 +96,10 @@ class Core {
 
   // The NET_RX job, started when the softirq is raised (set once, at set-up).
   void set_softirq_job(JobRef job) { softirq_job_ = job; }
+  // ksoftirqd: while its job is under way it runs softirqs with bottom halves disabled, so an
+  // interrupt that raises NET_RX meanwhile leaves it pending for ksoftirqd's own loop
+  // (irq_exit's invoke_softirq sees in_interrupt()) instead of starting the softirq job on top.
+  void set_softirq_thread(std::uint32_t thread) { softirq_thread_ = thread; }
 
   // Puts a hardirq or softirq `job` on the stack, behind the jobs of its level already there;
   // starts it now if it is the highest.
@@ -178,6 +182,7 @@ class Core {
   std::array<std::size_t, static_cast<std::size_t>(Level::kCount)> count_{};
   Instant segment_start_{};
   JobRef softirq_job_{};
+  std::optional<std::uint32_t> softirq_thread_;
   bool softirq_pending_ = false;
   std::optional<Instant> idle_since_ = Instant{};  // nothing to run since then (for the trace)
   Rng rng_;

@@ -16,6 +16,7 @@ NetRx::NetRx(Core& core, Budget budget, std::size_t contexts)
   ksoftirqd_.in_thread = true;
   core_.set_softirq_job(job_of(softirq_));
   ksoftirqd_thread_ = core_.add_thread(job_of(ksoftirqd_), true);
+  core_.set_softirq_thread(ksoftirqd_thread_);
 }
 
 void NetRx::schedule(NapiRef napi) {
@@ -104,8 +105,9 @@ std::optional<Segment> NetRx::end_pass(Pass& pass) {
   core_.raise_softirq();
   if (!pass.in_thread) {
     // handle_softirqs: restart while time and restarts allow and nothing needs the CPU.
-    if (pass.passes < kMaxSoftirqRestart && core_.now() - pass.first_start < kMaxSoftirqTime &&
-        !core_.need_resched()) {
+    if (!budget_.ksoftirqd ||
+        (pass.passes < kMaxSoftirqRestart && core_.now() - pass.first_start < kMaxSoftirqTime &&
+         !core_.need_resched())) {
       begin_pass(pass);
       return poll_next(pass);
     }

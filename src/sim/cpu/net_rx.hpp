@@ -50,6 +50,7 @@ class NetRx {
   struct Budget {
     int frames = 300;                    // net.core.netdev_budget
     Duration time = microseconds(2000);  // net.core.netdev_budget_usecs
+    bool ksoftirqd = true;  // false: passes restart until the list is empty (a BSD's softnet)
   };
 
   // `contexts`: how many NAPI contexts the run has (each is on at most one list at a time).

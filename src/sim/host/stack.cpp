@@ -23,6 +23,15 @@ void Stack::bind_core(std::uint32_t core, Socket& socket) {
 }
 
 void Stack::receive(const Packet& packet, std::uint32_t napi_id, std::uint32_t core) {
+  if (backlogs_.empty()) {
+    deliver(packet, napi_id, core);
+  } else if (!backlogs_[core]->enqueue(packet, napi_id)) {
+    world_.report.drops.add(DropReason::backlog_full);
+    report_lost(peers_, packet.flow);
+  }
+}
+
+void Stack::deliver(const Packet& packet, std::uint32_t napi_id, std::uint32_t core) {
   const Route& route = routes_[packet.flow];
   if (route.forward) {
     pick_tx(egress_queues_, packet.flow, core).send_reply(packet);

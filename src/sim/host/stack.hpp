@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/far/peer.hpp"
+#include "sim/host/backlog.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
@@ -45,8 +46,14 @@ class Stack {
   // The egress port's Tx queues (nic.ports = 2), by queue number.
   void set_egress_queues(std::vector<TxQueue*> queues) { egress_queues_ = std::move(queues); }
 
-  // One frame of a poll's batch, cleaned by NAPI context `napi_id` on `core`.
+  // One frame of a poll's batch, cleaned by NAPI context `napi_id` on `core`: up the stack now,
+  // or (napi.rx-backlog) onto the core's backlog, dropped when it is full.
   void receive(const Packet& packet, std::uint32_t napi_id, std::uint32_t core);
+  // Up the stack: routed out of the egress port, or queued on its socket.
+  void deliver(const Packet& packet, std::uint32_t napi_id, std::uint32_t core);
+  // The cores' backlogs (napi.rx-backlog), by core.
+  void set_backlogs(std::vector<Backlog*> backlogs) { backlogs_ = std::move(backlogs); }
+  bool deferred() const { return !backlogs_.empty(); }
   // The batch is over: wake the waiters of the sockets that got data.
   void end_batch();
 
@@ -72,6 +79,7 @@ class Stack {
   std::vector<Socket*> touched_;       // sockets that got data in this batch (reserved)
   std::vector<TxQueue*> tx_queues_;
   std::vector<TxQueue*> egress_queues_;
+  std::vector<Backlog*> backlogs_;
 };
 
 }  // namespace irqmod::sim

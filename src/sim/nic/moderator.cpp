@@ -68,6 +68,8 @@ Arm Moderator::on_writeback(napi::Vector& vector, Instant t, std::uint32_t free_
     info.length = frame_bytes;
     info.l4 = lli::L4::udp;
     if (l->lli.on_rx(t, free_descriptors, info)) return Arm{vector.on_immediate_cause(t), {}};
+    // A held cause fires at the interval's end (the deadline's recheck).
+    if (l->lli.held()) return Arm{vector.on_cause(t), l->lli.next_allowed()};
   }
   return Arm{vector.on_cause(t), {}};
 }
@@ -83,6 +85,11 @@ Arm Moderator::catch_up(napi::Vector& vector, Instant t) {
 }
 
 Arm Moderator::recheck(napi::Vector& vector, Instant t) {
+  if (auto* l = std::get_if<LowLatency>(&state_)) {
+    if (l->lli.release(t)) return Arm{vector.on_immediate_cause(t), {}};
+    if (l->lli.held()) return Arm{{}, l->lli.next_allowed()};
+    return {};
+  }
   auto* c = std::get_if<Coalescing>(&state_);
   if (!c) return {};
   if (c->coalescer.due(t)) return Arm{vector.on_cause(t), {}};

@@ -47,6 +47,8 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       polled_(std::max<std::uint32_t>(scenario.nic.rx_ring, 1)),
       ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)) {
   timer_irq_.owner = this;
+  irq_poll_.owner = this;
+  poll_in_irq_ = scenario.napi.poll_in_irq;
   irq_core_ = irq_core.index();
   endpoint_ = world_.engine.bind<&QueueVector::on_event>(*this);
   vector_slot_ = world_.engine.make_slot();
@@ -155,7 +157,22 @@ void QueueVector::on_vector_due() {
 
 // i40e_msix_clean_rings: napi_schedule_irqoff on the core that took the interrupt.
 void QueueVector::on_hardirq(Core& core) {
-  if (napi_.schedule() == napi::Schedule::raised) schedule_on(core);
+  if (napi_.schedule() != napi::Schedule::raised) return;
+  if (poll_in_irq_) {
+    napi_core_ = core.index();
+    core.push(job_of(irq_poll_), Level::hardirq);  // right after this handler's entry
+    return;
+  }
+  schedule_on(core);
+}
+
+std::optional<Segment> QueueVector::IrqPoll::start(Core& core) {
+  return Segment{owner->poll_begin(core), ContextKind::hardirq, "irq rx"};
+}
+
+std::optional<Segment> QueueVector::IrqPoll::next(Core& core) {
+  owner->poll_end(core);  // a poll that used its weight is left to NET_RX (repoll)
+  return std::nullopt;
 }
 
 void QueueVector::schedule_on(Core& core) {
@@ -206,24 +223,24 @@ Scan QueueVector::scan(int budget, Core& core) {
   if (rx_) {
     scan.rx = rx_->take(budget, world_.now(), polled_);
     rx_cleaned_ += static_cast<std::uint64_t>(scan.rx);
-    if (stack_.forwarding()) {
+    if (stack_.forwarding() && !stack_.deferred()) {
       // polled_ holds this poll's frames only: the last poll's were delivered when it ended.
       for (std::size_t i = 0; i < polled_.size(); ++i)
         scan.forwarded += stack_.forwards(polled_[i].flow) ? 1 : 0;
     }
     if (scan.rx > 0) trace_ring();
-    if (refill_.by_cpu && rx_->unrefilled() >= refill_.batch) {
+    if (refill_.mclgeti) {
+      refill_.mclgeti->release(static_cast<std::uint32_t>(scan.rx));  // rxeof's m_cluncount
+      scan.refilled = static_cast<int>(refill_by_mclgeti());
+    } else if (refill_.by_cpu && rx_->unrefilled() >= refill_.batch) {
       // i40e_alloc_rx_buffers for every cleaned descriptor (done here once per poll, not at the
       // top of each of its iterations); an allocation that fails ends it (alloc_page_failed).
       std::uint32_t allocated = rx_->unrefilled();
-      if (refill_.fail_ppm > 0) {
-        for (std::uint32_t i = 0; i < allocated; ++i) {
-          if (refill_rng_.below(1'000'000) < refill_.fail_ppm) {
-            allocated = i;
-            scan.refill_failed = true;
-            ++alloc_failures_;
-            break;
-          }
+      for (std::uint32_t i = 0; refill_.fail_ppm > 0 && i < allocated; ++i) {
+        if (allocation_fails()) {
+          allocated = i;
+          scan.refill_failed = true;
+          break;
         }
       }
       scan.refilled = static_cast<int>(allocated);
@@ -232,16 +249,39 @@ Scan QueueVector::scan(int budget, Core& core) {
   return scan;
 }
 
+bool QueueVector::allocation_fails() {
+  if (refill_.fail_ppm == 0 || refill_rng_.below(1'000'000) >= refill_.fail_ppm) return false;
+  ++alloc_failures_;
+  return true;
+}
+
+// ixgbe_rxfill (OpenBSD): a cluster for each descriptor without one while MCLGETI gives them;
+// a failed allocation ends it (the next poll tries again).
+std::uint32_t QueueVector::refill_by_mclgeti() {
+  std::uint32_t allocated = 0;
+  while (allocated < rx_->unrefilled() && refill_.mclgeti->allocate()) {
+    if (allocation_fails()) {
+      refill_.mclgeti->release(1);
+      break;
+    }
+    ++allocated;
+  }
+  return allocated;
+}
+
 Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {
   Duration cost = fixed ? core.cost(costs_.napi_poll) : Duration::zero();
   cost += core.cost(costs_.rx_packet, scan.rx);
-  if (scan.forwarded > 0) cost += core.cost(costs_.forward, scan.forwarded);
   if (scan.tx > 0) cost += core.cost(costs_.tx_clean, scan.tx);
   if (scan.refilled > 0) {
     cost += core.cost(costs_.rx_refill, scan.refilled);
-    // The tail register is written at the end of the poll: the buffers are usable from then.
+    // The tail register is written when the driver's part of the poll is done: the buffers are
+    // usable from then, while the stack still works on the frames (routing them, below). On
+    // OpenBSD this is exact (ixgbe_rxfill ends the handler, ipintr runs after); i40e refills
+    // inside its clean loop, earlier still.
     rx_->refill(static_cast<std::uint32_t>(scan.refilled), world_.now() + cost);
   }
+  if (scan.forwarded > 0) cost += core.cost(costs_.forward, scan.forwarded);
   return cost;
 }
 

@@ -10,7 +10,9 @@
 // not counted against the budget, then Rx frames up to the budget; with Tx completions left over
 // it reports the whole budget, so NAPI polls it again. It is polled two ways: by NET_RX on the
 // core whose poll list holds it (NapiOps), and by a thread that busy-polls it
-// (host/busy_poll.hpp), through the same scan / complete steps.
+// (host/busy_poll.hpp), through the same scan / complete steps. With napi.poll-in-irq the
+// interrupt handler runs the poll itself, at hardirq level, and the vector is re-enabled at its
+// end (OpenBSD's ixgbe_intr: rxeof, txeof, rxfill, enable; pre-NAPI Linux drivers).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/cpu/net_rx.hpp"
+#include "sim/host/mclgeti.hpp"
 #include "sim/host/stack.hpp"
 #include "sim/irq/msix.hpp"
 #include "sim/nic/moderator.hpp"
@@ -63,11 +66,12 @@ struct Scan {
   bool refill_failed = false;  // an allocation failed: i40e reports the whole budget
 };
 
-// Refill by the CPU (nic.refill = "cpu").
+// Refill by the CPU (nic.refill = "cpu" or "mclgeti").
 struct RefillSettings {
   bool by_cpu = false;
   std::uint32_t batch = 32;    // nic.refill-batch: cleaned descriptors per refill
   std::uint32_t fail_ppm = 0;  // nic.alloc-fail-ppm
+  Mclgeti* mclgeti = nullptr;  // nic.refill = "mclgeti": every poll, as far as the watermark allows
 };
 
 class QueueVector {
@@ -146,6 +150,13 @@ class QueueVector {
  private:
   static const NapiOps kNapiOps;
 
+  // The poll run by the interrupt handler (napi.poll-in-irq).
+  struct IrqPoll {
+    QueueVector* owner = nullptr;
+    std::optional<Segment> start(Core& core);
+    std::optional<Segment> next(Core& core);
+  };
+
   // The NAPI watchdog's timer interrupt on the core that armed it.
   struct TimerIrq {
     QueueVector* owner = nullptr;
@@ -163,6 +174,8 @@ class QueueVector {
   void arm_vector(std::optional<Instant> due);
   void arm_at(SlotId slot, Instant at, std::uint16_t kind);
   void deliver_polled(Core& core);
+  bool allocation_fails();
+  std::uint32_t refill_by_mclgeti();
   void trace_ring();
 
   World& world_;
@@ -200,6 +213,8 @@ class QueueVector {
   std::uint64_t rx_dropped_ = 0;  // frames dropped at this vector's Rx ring
   std::uint64_t rx_cleaned_ = 0;  // frames its polls took from the ring
   TimerIrq timer_irq_{};
+  IrqPoll irq_poll_{};
+  bool poll_in_irq_ = false;
 
   EndpointId endpoint_{};
   SlotId vector_slot_{}, deadline_slot_{}, tx_deadline_slot_{}, timer_slot_{};

@@ -1,0 +1,64 @@
+// A core's receive backlog (napi.rx-backlog): the driver's poll hands each frame to a per-core
+// queue instead of to the stack, and the stack's work runs later, in the backlog's own poll.
+//   Linux:   netif_rx() enqueues to softnet_data.input_pkt_queue (at most
+//            net.core.netdev_max_backlog frames, else the softnet "dropped" counter) and
+//            schedules the backlog NAPI context, whose poll (process_backlog) runs the stack.
+//   OpenBSD: ether_input() enqueues to ipintrq (IFQ_MAXLEN = 256, else ipintrq drops) and
+//            schedules the IP soft interrupt, whose ipintr() runs ip_input / ip_forward. The
+//            device interrupt is re-enabled as soon as the driver's part is done, so it can come
+//            back while softnet still works: what seed 004's storm needs.
+// The backlog is a NAPI context of its core's poll list (NET_RX polls it like a device's), with
+// the weight of napi.weight. Its CPU time is the stack's work that the device poll left out: the
+// route lookup and output of a forwarded frame (cpu.forward); a frame for a local socket costs
+// nothing more here (cpu.rx-packet charged the whole receive path in the device poll).
+#pragma once
+
+#include <cstdint>
+
+#include "irqmod/sim/distribution.hpp"
+#include "irqmod/sim/ring.hpp"
+#include "irqmod/sim/traffic.hpp"
+#include "sim/cpu/net_rx.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+
+class Stack;
+
+class Backlog {
+ public:
+  // `capacity`: napi.netdev_max_backlog; `weight`: frames per poll; `forward`: cpu.forward.
+  Backlog(World& world, NetRx& net_rx, Stack& stack, std::uint32_t capacity, int weight,
+          Distribution forward);
+  Backlog(const Backlog&) = delete;
+  Backlog& operator=(const Backlog&) = delete;
+
+  // A frame the device poll of NAPI context `napi_id` took: queued, and the backlog scheduled;
+  // false when the queue is full (the caller drops it).
+  bool enqueue(const Packet& packet, std::uint32_t napi_id);
+  std::size_t size() const { return queue_.size(); }
+
+  // ---- NAPI as net_rx_action sees it ----
+  bool take(const Core& core) const { return scheduled_ && core.index() == net_rx_.core().index(); }
+  Duration poll_begin(Core& core);
+  int poll_end(Core& core);
+
+ private:
+  static const NapiOps kNapiOps;
+  NapiRef napi_ref() { return NapiRef{&kNapiOps, this}; }
+
+  struct Queued {
+    Packet packet;
+    std::uint32_t napi_id = 0;  // the device context that received it (sk_napi_id)
+  };
+  World& world_;
+  NetRx& net_rx_;
+  Stack& stack_;
+  Ring<Queued> queue_;
+  int weight_;
+  Distribution forward_;
+  bool scheduled_ = false;
+  int polling_ = 0;  // frames the running poll took
+};
+
+}  // namespace irqmod::sim
