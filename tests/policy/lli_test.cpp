@@ -353,5 +353,114 @@ TEST(lli, rejects_ethertypes_outside_1_to_0x8fff) {
   EXPECT_EQ(error_key(with_filters(big)), "LLIEType");
 }
 
+// ---- held causes (Settings::hold) -------------------------------------------------------------
+
+Settings holding() {
+  Settings s;
+  s.hold = true;
+  return s;
+}
+
+TEST(lli, hold_reaches_the_config_and_is_off_by_default) {
+  EXPECT_FALSE(Settings{}.hold);
+  EXPECT_FALSE(must(Settings{}).hold);
+  EXPECT_TRUE(must(holding()).hold);
+}
+
+TEST(lli, with_hold_a_cause_within_the_interval_fires_once_at_the_intervals_end) {
+  LowLatencyInterrupts lli(must(holding()));
+  EXPECT_FALSE(lli.held());
+  EXPECT_FALSE(lli.release(at_ns(0)));  // nothing to release
+  EXPECT_TRUE(lli.on_rx(at_ns(100'000), 10, PacketInfo{}));
+  EXPECT_FALSE(lli.held());  // it fired: nothing held
+  EXPECT_FALSE(lli.on_rx(at_ns(110'000), 10, PacketInfo{}));
+  EXPECT_TRUE(lli.held());
+  EXPECT_FALSE(lli.on_rx(at_ns(120'000), 10, PacketInfo{}));  // a second one: still one held
+  EXPECT_FALSE(lli.release(at_ns(159'999)));
+  EXPECT_TRUE(lli.held());
+  EXPECT_EQ(lli.counters().fired, 1U);
+  EXPECT_TRUE(lli.release(at_ns(160'000)));  // next_allowed
+  EXPECT_FALSE(lli.held());
+  EXPECT_FALSE(lli.release(at_ns(160'000)));  // once
+  EXPECT_FALSE(lli.release(at_ns(500'000)));
+  EXPECT_EQ(lli.next_allowed(), at_ns(220'000));  // the release restarts the interval
+  const Counters& c = lli.counters();
+  EXPECT_EQ(c.fired, 2U);
+  EXPECT_EQ(c.suppressed, 2U);
+  EXPECT_EQ(c.fired_by[static_cast<std::size_t>(Cause::ring_low)], 2U);
+}
+
+TEST(lli, without_hold_a_cause_within_the_interval_is_dropped) {
+  LowLatencyInterrupts lli(must(Settings{}));
+  EXPECT_TRUE(lli.on_rx(at_ns(100'000), 10, PacketInfo{}));
+  EXPECT_FALSE(lli.on_rx(at_ns(110'000), 10, PacketInfo{}));
+  EXPECT_FALSE(lli.held());
+  EXPECT_FALSE(lli.release(at_ns(160'000)));
+  EXPECT_FALSE(lli.release(at_ns(1'000'000)));
+  EXPECT_EQ(lli.counters().fired, 1U);
+  EXPECT_EQ(lli.counters().suppressed, 1U);
+  EXPECT_EQ(lli.next_allowed(), at_ns(160'000));
+}
+
+TEST(lli, a_held_cause_keeps_its_kind_and_a_packet_without_a_cause_does_not_release_it) {
+  const std::array filters = {Matcher::tcp_push()};
+  Settings s = with_filters(filters, 64);
+  s.hold = true;
+  LowLatencyInterrupts lli(must(s));
+  EXPECT_TRUE(lli.on_rx(at_ns(0), 10, tcp(80)));                       // ring_low fires
+  EXPECT_FALSE(lli.on_rx(at_ns(1'000), kPlenty, tcp(80, 100, true)));  // push, held
+  EXPECT_FALSE(lli.on_rx(at_ns(2'000), 10, tcp(80)));                  // ring_low, not held
+  EXPECT_FALSE(lli.on_rx(at_ns(70'000), kPlenty, tcp(80)));            // no cause
+  EXPECT_TRUE(lli.held());
+  EXPECT_TRUE(lli.release(at_ns(70'000)));
+  const Counters& c = lli.counters();
+  EXPECT_EQ(c.fired_by[static_cast<std::size_t>(Cause::ring_low)], 1U);
+  EXPECT_EQ(c.fired_by[static_cast<std::size_t>(Cause::tcp_push)], 1U);
+  EXPECT_EQ(c.fired, 2U);
+}
+
+TEST(lli, a_cause_after_the_interval_fires_in_place_of_the_held_one) {
+  LowLatencyInterrupts lli(must(holding()));
+  EXPECT_TRUE(lli.on_rx(at_ns(0), 10, PacketInfo{}));
+  EXPECT_FALSE(lli.on_rx(at_ns(30'000), 10, PacketInfo{}));
+  ASSERT_TRUE(lli.held());
+  EXPECT_TRUE(lli.on_rx(at_ns(65'000), 10, PacketInfo{}));  // no release came in between
+  EXPECT_FALSE(lli.held());
+  EXPECT_FALSE(lli.release(at_ns(200'000)));
+  EXPECT_EQ(lli.counters().fired, 2U);
+}
+
+TEST(lli, with_hold_causes_in_bursts_fire_every_interval_and_without_it_once_a_burst) {
+  // A burst of causes every 200 us, each lasting 10 us, the interval 60 us: the first cause of a
+  // burst fires, the rest are held (or dropped). Released at the interval's end, the held one
+  // fires 60 us after each burst began.
+  LowLatencyInterrupts with(must(holding()));
+  LowLatencyInterrupts without(must(Settings{}));
+  for (std::int64_t burst = 0; burst < 100; ++burst) {
+    for (std::int64_t us = 0; us < 10; ++us) {
+      const Instant t = at_ns((burst * 200 + us) * 1'000);
+      with.on_rx(t, 10, PacketInfo{});
+      without.on_rx(t, 10, PacketInfo{});
+    }
+    for (std::int64_t us = 10; us < 200; ++us) {
+      with.release(at_ns((burst * 200 + us) * 1'000));
+      without.release(at_ns((burst * 200 + us) * 1'000));
+    }
+  }
+  EXPECT_EQ(with.counters().fired, 200U);
+  EXPECT_EQ(without.counters().fired, 100U);
+  EXPECT_EQ(with.counters().suppressed, without.counters().suppressed);
+}
+
+TEST(lli, with_hold_and_no_interval_nothing_is_ever_held) {
+  Settings s = holding();
+  s.interval = Duration::zero();
+  LowLatencyInterrupts lli(must(s));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(lli.on_rx(at_ns(i), 10, PacketInfo{})) << i;
+    EXPECT_FALSE(lli.held()) << i;
+  }
+}
+
 }  // namespace
 }  // namespace irqmod::lli
