@@ -209,6 +209,11 @@ void write_text(std::ostream& out, const RunReport& r) {
   out << ", " << r.events << " events";
   if (r.wall_ns >= 0) out << ", wall " << format_usec(r.wall_ns) << " us";
   out << "\n";
+  if (r.search) {
+    out << "search: RFC 2544 throughput " << r.search->rate << " frames/s without loss";
+    if (r.search->lost_rate > 0) out << " (" << r.search->lost_rate << " lost frames)";
+    out << ", " << r.search->trials << " trials; this run is at that rate\n";
+  }
   out << sockperf_summary(r.latency, r.sockperf);
   const auto ips = per_second(r.interrupts.total(), r.sim_time);
   out << "interrupts: " << r.interrupts.total() << " ("
@@ -332,6 +337,15 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.end_object();
   }
   json.end_array();
+  if (r.search) {
+    json.key("search");
+    json.begin_object();
+    json.field("kind", std::string("rfc2544"));
+    json.field("rate", r.search->rate);
+    json.field("lost_rate", r.search->lost_rate);
+    json.field("trials", static_cast<std::uint64_t>(r.search->trials));
+    json.end_object();
+  }
   if (r.mclgeti) {
     const MclgetiCounters& m = *r.mclgeti;
     json.key("mclgeti");

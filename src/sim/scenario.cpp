@@ -512,6 +512,21 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                  "backlog (netif_rx, OpenBSD's ipintrq); allowed: true with "
                  "napi.rx-backlog = true"});
   }
+  if (s.search.kind == SearchKind::rfc2544) {
+    if (s.traffic.kind != TrafficKind::constant && s.traffic.kind != TrafficKind::poisson) {
+      const std::string kind(
+          choices_of(*find_key("traffic.kind"))[static_cast<std::size_t>(s.traffic.kind)]);
+      return fail({"search.kind", "the search sets [traffic]'s rate, and traffic.kind = \"" + kind +
+                                      "\" has none; allowed: none, or traffic.kind = "
+                                      "\"constant\" or \"poisson\""});
+    }
+    if (s.search.high != 0 && s.search.high <= s.search.low) {
+      return fail({"search.high", std::to_string(s.search.high) +
+                                      " frames/s is not above search.low; allowed: 0 (line "
+                                      "rate) or more than " +
+                                      std::to_string(s.search.low)});
+    }
+  }
   if (s.scenario.warmup >= s.scenario.duration) {
     return fail({"scenario.warmup",
                  "the warm-up must end before the run does; allowed: 0 to less "

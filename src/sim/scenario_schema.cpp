@@ -275,6 +275,17 @@ const KeySpec kSchema[] = {
   {"cpu.tx-clean", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_clean>()},
   {"cpu.forward", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::forward>()},
 
+  // [search]
+  {"search.kind", V::choice, 0, 1, "", "none", "none|rfc2544",
+   "one run at traffic.rate; rfc2544 searches the highest traffic.rate with no frame lost (RFC 2544 section 26.1)",
+   bind<&S::search, &SearchSection::kind>()},
+  {"search.low", V::integer, 1, 2'000'000'000, "frames/s", "1000", "",
+   "1 kframe/s: a rate every device forwards", bind<&S::search, &SearchSection::low>()},
+  {"search.high", V::integer, 0, 2'000'000'000, "frames/s", "0", "",
+   "0 = line rate for traffic.size: RFC 2544 starts at the medium's maximum", bind<&S::search, &SearchSection::high>()},
+  {"search.resolution", V::integer, 1, 2'000'000'000, "frames/s", "1000", "",
+   "1 kframe/s: the seeds' tables give kpps", bind<&S::search, &SearchSection::resolution>()},
+
   // [[thread]]: application threads 1, 2, ...
   {"thread.core", V::integer, 0, 255, "", "0", "",
    "the first core", bind<&S::threads, &ThreadSection::core>()},

@@ -160,6 +160,13 @@ struct MclgetiCounters {
   }
 };
 
+// A search over the offered rate (search.kind): what it found. The report is that rate's run.
+struct SearchResult {
+  std::uint64_t rate = 0;       // the highest rate that lost nothing (0: even search.low lost)
+  std::uint64_t lost_rate = 0;  // the lowest rate tried that lost frames (0: none did)
+  std::uint32_t trials = 0;     // runs made
+};
+
 // What one core handled, beside its CPU time.
 struct CoreCounters {
   std::uint64_t interrupts = 0;  // hard interrupts taken: device vectors and NAPI timers
@@ -187,6 +194,7 @@ struct RunReport {
   std::vector<EgressQueueCounters> egress_queues;  // port 1's, by queue (a router only)
   std::vector<CoreCounters> cores;                 // by core
   std::optional<MclgetiCounters> mclgeti;          // nic.refill = "mclgeti" only
+  std::optional<SearchResult> search;              // search.kind = "rfc2544" only
 };
 
 // Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less

@@ -223,6 +223,20 @@ struct ThreadSection {
   friend bool operator==(const ThreadSection&, const ThreadSection&) = default;
 };
 
+// search.kind: one run, or a search over traffic.rate.
+enum class SearchKind : std::uint8_t {
+  none,     // one run at traffic.rate
+  rfc2544,  // RFC 2544 section 26.1 throughput: the highest rate at which no frame is lost
+};
+
+struct SearchSection {
+  SearchKind kind{};           // search.kind
+  std::uint64_t low{};         // search.low: frames/s, the lowest rate tried
+  std::uint64_t high{};        // search.high: frames/s, the highest (0: line rate)
+  std::uint64_t resolution{};  // search.resolution: frames/s, when the search stops
+  friend bool operator==(const SearchSection&, const SearchSection&) = default;
+};
+
 struct Scenario {
   std::string platform;  // platform: the preset file applied before the scenario's own keys
   ScenarioSection scenario;
@@ -233,7 +247,8 @@ struct Scenario {
   NapiSection napi;
   CpuSection cpu;
   std::vector<ThreadSection> threads;  // threads 1, 2, ... ([[thread]]); thread 0 is in [cpu]
-  std::vector<SeedRow> seed_rows;      // the seed numbers this scenario reproduces ([[seed_row]])
+  SearchSection search;
+  std::vector<SeedRow> seed_rows;  // the seed numbers this scenario reproduces ([[seed_row]])
   friend bool operator==(const Scenario&, const Scenario&) = default;
 
   std::size_t flow_count() const { return 1 + flows.size(); }
