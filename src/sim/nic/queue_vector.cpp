@@ -45,7 +45,8 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       rx_moderator_(scenario, coalesce::Direction::rx),
       tx_moderator_(scenario, coalesce::Direction::tx),
       polled_(std::max<std::uint32_t>(scenario.nic.rx_ring, 1)),
-      ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)) {
+      ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)),
+      free_counter_(index == 0 ? "rx free" : "rx free " + std::to_string(index)) {
   timer_irq_.owner = this;
   irq_poll_.owner = this;
   poll_in_irq_ = scenario.napi.poll_in_irq;
@@ -289,6 +290,9 @@ void QueueVector::trace_ring() {
   if (world_.trace) {
     world_.trace->counter(kTraceNic, ring_counter_, "descriptors", world_.now(),
                           static_cast<std::int64_t>(rx_->size()));
+    // What the ring-low LLI compares with its threshold (seed 004's feedback loop).
+    world_.trace->counter(kTraceNic, free_counter_, "descriptors", world_.now(),
+                          static_cast<std::int64_t>(rx_->free_descriptors()));
   }
 }
 

@@ -219,6 +219,7 @@ class QueueVector {
   EndpointId endpoint_{};
   SlotId vector_slot_{}, deadline_slot_{}, tx_deadline_slot_{}, timer_slot_{};
   std::string ring_counter_;  // trace counter names
+  std::string free_counter_;
 };
 
 }  // namespace irqmod::sim
