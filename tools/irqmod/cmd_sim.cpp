@@ -21,12 +21,32 @@
 #include "irqmod/sim/seed_rows.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
+#include "irqmod/sim/units.hpp"
 #include "irqmod/time.hpp"
 
 namespace irqmod::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Loads `file` with `sets`; `--duration T` sets the time measured, after the scenario's own
+// warm-up (scenario.duration = scenario.warmup + T): the warm-up builds state the numbers need.
+sim::LoadResult load_measured(const std::string& file, std::vector<std::string> sets,
+                              const std::optional<std::string>& duration) {
+  if (!duration) return sim::load_scenario_file(file, sets);
+  const auto measured = sim::parse_duration_ns(*duration, "s");
+  if (!measured || *measured <= 0) {
+    return sim::Diagnostic{"", 0,
+                           Error{"--duration", "'" + *duration +
+                                                   "' is not a duration; allowed: a time above 0 "
+                                                   "such as 100ms (a bare number is seconds)"}};
+  }
+  sim::LoadResult first = sim::load_scenario_file(file, sets);
+  if (!first) return first;
+  const std::int64_t total = first.value().scenario.warmup.count() + *measured;
+  sets.insert(sets.begin(), "scenario.duration=" + std::to_string(total) + "ns");
+  return sim::load_scenario_file(file, sets);
+}
 
 // A progress bar on stderr, shown only on a terminal and only once a run has taken a second.
 struct Progress {
@@ -76,8 +96,7 @@ Expected<std::ostream*> open_output(const std::string& path, const std::string& 
 int run_sim(const SimArgs& args) {
   std::vector<std::string> overrides = args.sets;
   if (args.seed) overrides.insert(overrides.begin(), "scenario.seed=" + std::to_string(*args.seed));
-  if (args.duration) overrides.insert(overrides.begin(), "scenario.duration=" + *args.duration);
-  sim::LoadResult loaded = sim::load_scenario_file(args.file, overrides);
+  sim::LoadResult loaded = load_measured(args.file, overrides, args.duration);
   if (!loaded) {
     std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
     return kExitBadInput;
@@ -245,8 +264,7 @@ int run_suite(const RunArgs& args) {
     return kExitBadInput;
   }
   std::sort(files.begin(), files.end());
-  std::vector<std::string> overrides = args.sets;
-  if (args.duration) overrides.insert(overrides.begin(), "scenario.duration=" + *args.duration);
+  const std::vector<std::string> overrides = args.sets;
 
   std::unique_ptr<std::ofstream> json_file;
   std::ostream* json_out = nullptr;
@@ -265,7 +283,7 @@ int run_suite(const RunArgs& args) {
   std::vector<RowResult> rows;
   for (const fs::path& file : files) {
     const std::string name = fs::relative(file, args.dir).replace_extension().string();
-    sim::LoadResult loaded = sim::load_scenario_file(file.string(), overrides);
+    sim::LoadResult loaded = load_measured(file.string(), overrides, args.duration);
     if (!loaded) {
       std::printf("%-36s %s\n", name.c_str(), loaded.error().what().c_str());
       status = kExitBadInput;
@@ -325,7 +343,9 @@ void add_sim_command(CLI::App& app, int& status) {
   CLI::App* cmd = app.add_subcommand("sim", "Simulate one scenario file");
   cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
   cmd->add_option("--seed", args->seed, "Override scenario.seed");
-  cmd->add_option("--duration", args->duration, "Override scenario.duration, e.g. 100ms");
+  cmd->add_option("--duration", args->duration,
+                  "Time measured after the scenario's warm-up (scenario.duration = warmup + T), "
+                  "e.g. 100ms");
   cmd->add_option("--set", args->sets, "Override any key: --set nic.rx-usecs=8 (repeatable)");
   cmd->add_option("--json", args->json, "Write the JSON report to FILE ('-': stdout)");
   cmd->add_option("--csv", args->csv, "Write one CSV header and row to FILE ('-': stdout)");
@@ -345,7 +365,8 @@ void add_run_command(CLI::App& app, int& status) {
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate every scenario of the built-in suite; one table");
   cmd->add_option("--dir", args->dir, "Directory of scenario files (searched recursively)");
-  cmd->add_option("--duration", args->duration, "Override scenario.duration in every scenario");
+  cmd->add_option("--duration", args->duration,
+                  "Time measured after each scenario's warm-up, e.g. 100ms");
   cmd->add_option("--set", args->sets, "Override a key in every scenario (repeatable)");
   cmd->add_option("--json", args->json,
                   "Write every report and the seeds' rows (\"seed_rows\") as JSON to FILE ('-': "
