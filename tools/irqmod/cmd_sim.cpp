@@ -184,27 +184,50 @@ struct RowResult {
 };
 
 // The seeds' tables: for each seed and table, its rows with the seed's and irqmod's numbers.
+// A seed's number as its tables print it: as many decimals as its size needs.
+std::string seed_number(double v) {
+  const double a = v < 0 ? -v : v;
+  return fixed(v, a >= 1000 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
+}
+
+// Per seed and table: the seed's number, irqmod's, their ratio, fitted or predicted. Columns are
+// as wide as their widest cell.
 void print_seed_tables(const std::vector<RowResult>& rows) {
   std::vector<std::pair<std::string, std::string>> tables;  // (seed, table) in first-seen order
   for (const RowResult& r : rows) {
     const std::pair<std::string, std::string> key{r.row.seed, r.row.table};
     if (std::find(tables.begin(), tables.end(), key) == tables.end()) tables.push_back(key);
   }
-  std::sort(tables.begin(), tables.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(tables.begin(), tables.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [seed, table] : tables) {
-    std::printf("\nseed %s: %s\n", seed.c_str(), table.c_str());
-    std::printf("  %-28s %-18s %-9s %12s %12s  %-9s %s\n", "row", "metric", "unit", "seed",
-                "irqmod", "role", "scenario");
+    std::vector<std::vector<std::string>> cells{
+        {"row", "metric", "unit", "seed", "irqmod", "irqmod/seed", "role", "scenario"}};
     for (const RowResult& r : rows) {
       if (r.row.seed != seed || r.row.table != table) continue;
-      const std::string seed_number =
-          r.row.seed_text.empty() ? fixed(r.row.seed_value, 3) : r.row.seed_text;
-      const std::string irqmod = r.value ? fixed(*r.value, 3) : "-";
-      std::printf("  %-28s %-18s %-9s %12s %12s  %-9s %s%s\n", r.row.row.c_str(),
-                  r.row.metric.c_str(), r.row.unit.c_str(), seed_number.c_str(), irqmod.c_str(),
-                  std::string(sim::to_string(r.row.role)).c_str(), r.scenario.c_str(),
-                  r.missing.empty() ? "" : ("  (missing: " + r.missing + ")").c_str());
+      std::string ratio = "-";
+      if (r.value && r.row.seed_value != 0) ratio = "x" + fixed(*r.value / r.row.seed_value, 2);
+      std::string scenario = r.scenario;
+      if (!r.missing.empty()) scenario += "  (missing: " + r.missing + ")";
+      cells.push_back({r.row.row, r.row.metric, r.row.unit,
+                       r.row.seed_text.empty() ? seed_number(r.row.seed_value) : r.row.seed_text,
+                       r.value ? seed_number(*r.value) : "-", ratio,
+                       std::string(sim::to_string(r.row.role)), scenario});
+    }
+    std::vector<std::size_t> width(cells[0].size(), 0);
+    for (const auto& line : cells) {
+      for (std::size_t c = 0; c < line.size(); ++c)
+        width[c] = std::max(width[c], line[c].size());
+    }
+    std::printf("\nseed %s: %s\n", seed.c_str(), table.c_str());
+    for (const auto& line : cells) {
+      std::string out = " ";
+      for (std::size_t c = 0; c < line.size(); ++c) {
+        const bool number = c >= 3 && c <= 5;  // seed, irqmod, ratio: right-aligned
+        const std::string pad(width[c] - line[c].size(), ' ');
+        out += " " + (number ? pad + line[c] : c + 1 == line.size() ? line[c] : line[c] + pad);
+      }
+      std::printf("%s\n", out.c_str());
     }
   }
 }
