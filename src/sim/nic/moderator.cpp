@@ -100,7 +100,12 @@ bool Moderator::wants_next_frame(const napi::Vector& vector) const {
   if (vector.state() != napi::VectorState::armed) return false;
   // A queue cause already waiting for its throttle changes nothing with more frames, unless
   // LLI's ring trigger can fire at any frame; a coalescer that counts time only has its deadline.
-  if (std::holds_alternative<LowLatency>(state_)) return true;
+  if (const auto* l = std::get_if<LowLatency>(&state_)) {
+    const lli::Config& c = l->lli.config();
+    const bool can_fire = c.ring_threshold > 0 || c.matcher_count > 0;
+    // A held cause fires at the interval's end whatever comes meanwhile.
+    if (can_fire && !l->lli.held()) return true;
+  }
   if (vector.queue_pending()) return false;
   if (const auto* c = std::get_if<Coalescing>(&state_)) {
     return !(c->coalescer.pending() > 0 && c->coalescer.thresholds().frames == 0);
