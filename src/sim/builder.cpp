@@ -19,9 +19,9 @@ Conservation Host::books() const {
   for (const Socket& socket : sockets)
     books.in_flight += socket.size();
   for (const TxQueue& queue : egress_queues)
-    books.in_flight += queue.queued();
+    books.in_flight += queue.queued();  // forwarded frames waiting in port 1's qdisc
   for (const Backlog& backlog : backlogs)
-    books.in_flight += backlog.size();  // forwarded frames waiting in port 1's qdisc
+    books.in_flight += backlog.size();  // frames waiting for the stack
   books.delivered = world.report.delivered_packets;
   // Replies lost on the Tx ring were delivered first; conservation counts received frames.
   const DropCounters& drops = world.report.drops;

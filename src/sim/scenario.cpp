@@ -578,6 +578,12 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                    "MCLGETI refills on every poll, as far as the watermark "
                    "allows; allowed: the default"});
     }
+    if (nic.queues > 1) {
+      return fail({"nic.queues",
+                   "MCLGETI's watermark belongs to the interface, and how several "
+                   "rings would share it is not modelled (OpenBSD 5.x's ix used "
+                   "one queue); allowed: 1 with nic.refill = \"mclgeti\""});
+    }
     const std::uint32_t hwm = nic.mclgeti_hwm == 0 ? nic.rx_ring : nic.mclgeti_hwm;
     if (hwm > nic.rx_ring) {
       return fail({"nic.mclgeti-hwm", std::to_string(hwm) +

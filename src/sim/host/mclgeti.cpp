@@ -28,6 +28,10 @@ std::int64_t Mclgeti::ticks() const {
   return ns_since_epoch(world_.now()) * settings_.hz / kNsPerSecond;
 }
 
+Instant Mclgeti::next_tick() const {
+  return at_ns((ticks() + 1) * kNsPerSecond / settings_.hz);
+}
+
 // hardclock: the tick runs the softclock's due timeouts, m_cltick among them.
 void Mclgeti::on_event(const Event&) {
   clock_core_.wake(thread_);

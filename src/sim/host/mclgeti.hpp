@@ -53,8 +53,9 @@ class Mclgeti {
   MclgetiCounters counters() const;
   // The lowest and highest watermark are counted again from now (the end of a warm-up).
   void restart_extremes() { cwm_min_ = cwm_max_ = cwm_; }
-  // The clock's `ticks` now.
+  // The clock's `ticks` now, and when the next tick comes.
   std::int64_t ticks() const;
+  Instant next_tick() const;
 
   // The softclock thread (a job of the clock core).
   struct Softclock {

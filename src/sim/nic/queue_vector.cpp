@@ -14,6 +14,7 @@ enum Kind : std::uint16_t {
   kNapiTimer,         // napi->timer: deferral, prefer-busy-poll and IRQ-suspension watchdog
   kRateSample,        // coalesce adaptive-rx: the sample-interval timer
   kTxDeadline,        // the Tx coalescer's usecs timer
+  kRefillRetry,       // MCLGETI refill: an empty ring tries again at the next tick
 };
 
 }  // namespace
@@ -56,6 +57,7 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
   deadline_slot_ = world_.engine.make_slot();
   tx_deadline_slot_ = world_.engine.make_slot();
   timer_slot_ = world_.engine.make_slot();
+  refill_slot_ = world_.engine.make_slot();
   msix_vector_ = msix_.add(irq_core, IrqHandler{[](void* self, Core& core) {
                                                   static_cast<QueueVector*>(self)->on_hardirq(core);
                                                 },
@@ -135,6 +137,9 @@ void QueueVector::on_event(const Event& event) {
       break;
     case kTxDeadline:
       apply(tx_moderator_.recheck(vector_, world_.now()), tx_deadline_slot_);
+      break;
+    case kRefillRetry:
+      retry_refill();
       break;
     case kNapiTimer:
       on_napi_timer();
@@ -257,7 +262,9 @@ bool QueueVector::allocation_fails() {
 }
 
 // ixgbe_rxfill (OpenBSD): a cluster for each descriptor without one while MCLGETI gives them;
-// a failed allocation ends it (the next poll tries again).
+// a failed allocation ends it. The next poll tries again; a ring left without any buffer gets no
+// frame and so no poll, and tries again at the next tick (ixgbe_rxrefill's
+// timeout_add(&rxr->rx_refill, 1)).
 std::uint32_t QueueVector::refill_by_mclgeti() {
   std::uint32_t allocated = 0;
   while (allocated < rx_->unrefilled() && refill_.mclgeti->allocate()) {
@@ -267,7 +274,16 @@ std::uint32_t QueueVector::refill_by_mclgeti() {
     }
     ++allocated;
   }
+  if (allocated == 0 && rx_->bare()) {
+    arm_at(refill_slot_, refill_.mclgeti->next_tick(), kRefillRetry);
+  }
   return allocated;
+}
+
+// The refill timeout (softclock context; its few allocations are not charged).
+void QueueVector::retry_refill() {
+  const std::uint32_t allocated = refill_by_mclgeti();
+  if (allocated > 0) rx_->refill(allocated, world_.now());
 }
 
 Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {

@@ -176,6 +176,7 @@ class QueueVector {
   void deliver_polled(Core& core);
   bool allocation_fails();
   std::uint32_t refill_by_mclgeti();
+  void retry_refill();
   void trace_ring();
 
   World& world_;
@@ -217,7 +218,7 @@ class QueueVector {
   bool poll_in_irq_ = false;
 
   EndpointId endpoint_{};
-  SlotId vector_slot_{}, deadline_slot_{}, tx_deadline_slot_{}, timer_slot_{};
+  SlotId vector_slot_{}, deadline_slot_{}, tx_deadline_slot_{}, timer_slot_{}, refill_slot_{};
   std::string ring_counter_;  // trace counter names
   std::string free_counter_;
 };

@@ -38,6 +38,8 @@ class RxQueue {
   std::uint32_t refill(std::uint32_t count, Instant ready);
   // Cleaned descriptors waiting for the CPU to refill them.
   std::uint32_t unrefilled() const { return unrefilled_; }
+  // No descriptor holds a buffer or a frame, nor will without a refill (if_rxr_inuse == 0).
+  bool bare() const { return unrefilled_ == ring_.capacity(); }
   // Refill by the CPU from an empty ring: no descriptor has a buffer until refill() gives one
   // (MCLGETI fills the ring only as far as its watermark allows, from the start).
   void start_without_buffers() { unrefilled_ = static_cast<std::uint32_t>(ring_.capacity()); }
