@@ -11,8 +11,9 @@
 // The softclock's timeout m_cltick records the tick it ran at and re-arms for the next one. It
 // runs at IPL_SOFTCLOCK, below the network interrupts and softnet: here a kernel thread of the
 // clock's core, woken every tick (1/cpu.hz), which runs only when no hardirq or softirq work is
-// left there. The positive feedback of seed 004 follows from the model, it is not written in:
-// interrupt work starves the softclock, the watermark shrinks, fewer descriptors are free, the
+// left there (and, beside application threads on that core, when the fair scheduler picks it:
+// a router has none). The positive feedback of seed 004 follows from the model, it is not written
+// in: interrupt work starves the softclock, the watermark shrinks, fewer descriptors are free, the
 // ring-low LLI fires more, and its work starves the softclock further.
 //
 // Left out: the hardclock interrupt's own CPU time (a few microseconds per tick), and the other
