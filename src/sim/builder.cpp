@@ -191,6 +191,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
         host.stack->bind(tuple, host.sockets[t.thread], t.deliver_to == DeliverTo::incoming_cpu,
                          hash);
       }
+      if (t.tx_steering == TxSteering::queue) host.stack->pin_tx_queue(tuple, t.tx_queue);
     }
   }
 
@@ -210,12 +211,13 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   }
   const bool separate = nic.tx_interrupts && nic.vectors == VectorLayout::separate;
   std::vector<TxQueue*> tx_queues;
-  for (std::uint32_t q = 0; q < nic.queues; ++q) {
+  const std::uint32_t tx_count = nic.tx_queues == 0 ? nic.queues : nic.tx_queues;
+  for (std::uint32_t q = 0; q < tx_count; ++q) {
     tx_queues.push_back(&host.tx_queues.emplace_back(world, q, nic.tx_ring, nic.tx_queue_len,
                                                      nic.tx_interrupts, nic.dma_delay,
                                                      host.port->tx_wire(), host.peers));
   }
-  host.stack->set_tx_queues(tx_queues);
+  host.stack->set_tx_queues(tx_queues, nic.xps);
   const auto add_vector = [&](RxQueue* rx, TxQueue* tx, Port& port) -> QueueVector& {
     const auto v = static_cast<std::uint32_t>(host.queue_vectors.size());
     Core& irq_core = host.cores[irq_cores[v % irq_cores.size()]];
@@ -243,6 +245,17 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   if (separate) {
     for (std::uint32_t q = 0; q < nic.queues; ++q)
       host.tx_vector_of_queue[q] = add_vector(nullptr, tx_queues[q], *host.port).index();
+  }
+  // Tx queues beyond the pairs: queue t is served by vector t mod nic.queues (enetc_alloc_msix).
+  for (std::uint32_t t = nic.queues; t < tx_count; ++t) {
+    std::optional<std::uint32_t> vector;
+    if (nic.tx_interrupts) {
+      QueueVector& v = *rx_vectors[t % nic.queues];
+      v.add_tx(*tx_queues[t]);
+      host.port->add_tx_completions(*tx_queues[t], v);
+      vector = v.index();
+    }
+    host.tx_vector_of_queue.push_back(vector);
   }
   if (router) {
     // Port 1 has the same queues; its Rx side carries nothing, its Tx completions raise vectors
@@ -330,6 +343,11 @@ void Host::fill_report() const {
     report.queues.push_back(c);
   }
   if (mclgeti) report.mclgeti = mclgeti->counters();
+  report.tx_only_queues.clear();
+  for (std::size_t t = rx_queues.size(); t < tx_queues.size(); ++t) {
+    report.tx_only_queues.push_back(
+        EgressQueueCounters{tx_vector_of_queue[t], tx_queues[t].sent(), tx_queues[t].dropped()});
+  }
   report.egress_queues.clear();
   for (std::size_t q = 0; q < egress_queues.size(); ++q) {
     report.egress_queues.push_back(EgressQueueCounters{

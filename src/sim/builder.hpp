@@ -53,7 +53,7 @@ struct Host {
   std::deque<QueueVector> queue_vectors;  // by queue
   std::deque<TxQueue> tx_queues;
   std::vector<std::optional<std::uint32_t>>
-      tx_vector_of_queue;             // by queue: its Tx completions' vector
+      tx_vector_of_queue;             // by Tx queue: its completions' vector
   std::deque<TxQueue> egress_queues;  // port 1's Tx queues
   std::vector<std::optional<std::uint32_t>> egress_vector_of_queue;
   std::deque<Application> applications;

@@ -100,6 +100,10 @@ void subtract_warmup(RunReport& r, const RunReport& w) {
     r.egress_queues[q].tx_frames -= w.egress_queues[q].tx_frames;
     r.egress_queues[q].dropped -= w.egress_queues[q].dropped;
   }
+  for (std::size_t t = 0; t < r.tx_only_queues.size(); ++t) {
+    r.tx_only_queues[t].tx_frames -= w.tx_only_queues[t].tx_frames;
+    r.tx_only_queues[t].dropped -= w.tx_only_queues[t].dropped;
+  }
   for (std::size_t c = 0; c < r.cores.size(); ++c) {
     r.cores[c].interrupts -= w.cores[c].interrupts;
     r.cores[c].polls -= w.cores[c].polls;
@@ -250,6 +254,12 @@ void write_text(std::ostream& out, const RunReport& r) {
         << " clusters on average (" << m.cwm_min << " to " << m.cwm_max << ", " << m.cwm_end
         << " at the end); " << m.livelocks << " livelocks\n";
   }
+  for (std::size_t t = 0; t < r.tx_only_queues.size(); ++t) {
+    const EgressQueueCounters& c = r.tx_only_queues[t];
+    out << "tx queue " << r.queues.size() + t;
+    if (c.tx_vector) out << " (vector " << *c.tx_vector << ")";
+    out << ": tx " << c.tx_frames << " frames, " << c.dropped << " dropped\n";
+  }
   for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
     const EgressQueueCounters& c = r.egress_queues[q];
     out << "port 1 queue " << q;
@@ -356,6 +366,25 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("cwm_max", static_cast<std::uint64_t>(m.cwm_max));
     json.field("cwm_end", static_cast<std::uint64_t>(m.cwm_end));
     json.end_object();
+  }
+  if (!r.tx_only_queues.empty()) {
+    json.key("tx_only_queues");
+    json.begin_array();
+    for (std::size_t t = 0; t < r.tx_only_queues.size(); ++t) {
+      const EgressQueueCounters& c = r.tx_only_queues[t];
+      json.begin_object();
+      json.field("queue", static_cast<std::uint64_t>(r.queues.size() + t));
+      json.key("tx_vector");
+      if (c.tx_vector) {
+        json.value(static_cast<std::uint64_t>(*c.tx_vector));
+      } else {
+        json.null();
+      }
+      json.field("tx_frames", c.tx_frames);
+      json.field("dropped", c.dropped);
+      json.end_object();
+    }
+    json.end_array();
   }
   if (!r.egress_queues.empty()) {
     json.key("egress_queues");

@@ -489,6 +489,12 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                          std::to_string(s.nic.queues - 1) +
                                          " (nic.queues = " + std::to_string(s.nic.queues) + ")"});
     }
+    const std::uint32_t tx_queues = s.nic.tx_queues == 0 ? s.nic.queues : s.nic.tx_queues;
+    if (t.tx_steering == TxSteering::queue && t.tx_queue >= tx_queues) {
+      return fail({prefix + "tx-queue", std::to_string(t.tx_queue) +
+                                            " is not a Tx queue; allowed: 0 to " +
+                                            std::to_string(tx_queues - 1)});
+    }
     if (t.forward && s.nic.ports < 2) {
       return fail({prefix + "forward",
                    "a forwarded flow leaves by port 1; allowed: true with "
@@ -543,6 +549,18 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                    "port 1 only carries forwarded frames and no flow is forwarded; "
                    "allowed: 1, or traffic.forward = true on a flow"});
     }
+  }
+  if (nic.tx_queues != 0 && nic.tx_queues < nic.queues) {
+    return fail({"nic.tx-queues", std::to_string(nic.tx_queues) +
+                                      " is fewer than the queue pairs; allowed: 0 (one per pair) "
+                                      "or " +
+                                      std::to_string(nic.queues) +
+                                      " to 256 (nic.queues = " + std::to_string(nic.queues) + ")"});
+  }
+  if (nic.tx_queues > nic.queues && nic.vectors == VectorLayout::separate) {
+    return fail({"nic.tx-queues",
+                 "Tx queues beyond the pairs share their pair's vector; allowed: "
+                 "0 with nic.vectors = \"separate\""});
   }
   if ((nic.rss_table & (nic.rss_table - 1)) != 0) {
     return fail({"nic.rss-table", std::to_string(nic.rss_table) +

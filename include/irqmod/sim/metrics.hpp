@@ -190,11 +190,12 @@ struct RunReport {
   std::uint64_t delivered_bytes = 0;    // their frame bytes (FCS included, preamble and IFG not)
   DropCounters drops;
   Conservation conservation;
-  std::vector<QueueCounters> queues;               // by queue pair
-  std::vector<EgressQueueCounters> egress_queues;  // port 1's, by queue (a router only)
-  std::vector<CoreCounters> cores;                 // by core
-  std::optional<MclgetiCounters> mclgeti;          // nic.refill = "mclgeti" only
-  std::optional<SearchResult> search;              // search.kind = "rfc2544" only
+  std::vector<QueueCounters> queues;                // by queue pair
+  std::vector<EgressQueueCounters> egress_queues;   // port 1's, by queue (a router only)
+  std::vector<EgressQueueCounters> tx_only_queues;  // Tx queues beyond the pairs (nic.tx-queues)
+  std::vector<CoreCounters> cores;                  // by core
+  std::optional<MclgetiCounters> mclgeti;           // nic.refill = "mclgeti" only
+  std::optional<SearchResult> search;               // search.kind = "rfc2544" only
 };
 
 // Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less

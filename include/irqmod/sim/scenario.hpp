@@ -54,6 +54,12 @@ enum class Steering : std::uint8_t {
   queue,  // every frame to traffic.queue, as an ethtool -N flow rule would
 };
 
+// traffic.tx-steering: which Tx queue a flow's replies (and ACKs) leave by.
+enum class TxSteering : std::uint8_t {
+  xps,    // netdev_pick_tx: the queue XPS maps to the sending core (nic.xps), else the flow's hash
+  queue,  // traffic.tx-queue: the queue the socket cached (sk_tx_queue_mapping), chosen by the user
+};
+
 // traffic.deliver-to: which application thread's socket receives the flow.
 enum class DeliverTo : std::uint8_t {
   thread,        // traffic.thread's socket
@@ -127,6 +133,8 @@ struct TrafficSection {
   std::uint32_t msg_size{};  // traffic.msg-size: sockperf -m, UDP payload bytes
   std::uint32_t flows{};     // traffic.flows: 4-tuples the frames take in turn
   Steering steering{};       // traffic.steering
+  TxSteering tx_steering{};  // traffic.tx-steering
+  std::uint32_t tx_queue{};  // traffic.tx-queue
   std::uint32_t queue{};     // traffic.queue: the Rx queue when steering = "queue"
   std::uint32_t thread{};    // traffic.thread: the receiving application thread
   DeliverTo deliver_to{};    // traffic.deliver-to
@@ -138,6 +146,8 @@ struct TrafficSection {
 struct NicSection {
   std::uint32_t ports{};            // nic.ports: 1, or 2 for a router (in on 0, out on 1)
   std::uint32_t queues{};           // nic.queues: Rx/Tx queue pairs per port
+  std::uint32_t tx_queues{};        // nic.tx-queues: Tx queues (0: one per pair)
+  bool xps{};                       // nic.xps: Tx queue i is core i's
   VectorLayout vectors{};           // nic.vectors: a vector per pair, or per Rx and per Tx queue
   std::uint32_t rss_table{};        // nic.rss-table: indirection table entries
   std::uint32_t tx_queue_len{};     // nic.tx-queue-len: the qdisc's packets (txqueuelen)

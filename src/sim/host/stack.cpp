@@ -11,11 +11,11 @@ Stack::Stack(World& world, const Peers& peers, std::size_t tuples, std::size_t c
 }
 
 void Stack::bind(std::uint32_t tuple, Socket& socket, bool incoming_cpu, std::uint32_t hash) {
-  routes_[tuple] = Route{&socket, incoming_cpu, false, hash};
+  routes_[tuple] = Route{&socket, incoming_cpu, false, hash, routes_[tuple].tx_queue};
 }
 
 void Stack::bind_forward(std::uint32_t tuple, std::uint32_t hash) {
-  routes_[tuple] = Route{nullptr, false, true, hash};
+  routes_[tuple] = Route{nullptr, false, true, hash, routes_[tuple].tx_queue};
 }
 
 void Stack::bind_core(std::uint32_t core, Socket& socket) {
@@ -73,7 +73,9 @@ bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) 
 TxQueue& Stack::pick_tx(const std::vector<TxQueue*>& queues, std::uint32_t tuple,
                         std::uint32_t core) const {
   const auto n = static_cast<std::uint32_t>(queues.size());
-  return *queues[core < n ? core : routes_[tuple].hash % n];
+  const Route& route = routes_[tuple];
+  if (route.tx_queue >= 0) return *queues[static_cast<std::uint32_t>(route.tx_queue) % n];
+  return *queues[xps_ && core < n ? core : route.hash % n];
 }
 
 }  // namespace irqmod::sim

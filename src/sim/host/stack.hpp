@@ -41,8 +41,15 @@ class Stack {
   bool forwarding() const { return !egress_queues_.empty(); }
   // `socket`'s thread is pinned to `core`: it is that core's member of the reuseport group.
   void bind_core(std::uint32_t core, Socket& socket);
-  // The Tx queues, by queue number.
-  void set_tx_queues(std::vector<TxQueue*> queues) { tx_queues_ = std::move(queues); }
+  // The Tx queues, by queue number; `xps`: queue i belongs to core i (nic.xps).
+  void set_tx_queues(std::vector<TxQueue*> queues, bool xps = true) {
+    tx_queues_ = std::move(queues);
+    xps_ = xps;
+  }
+  // Tuple `tuple` leaves by Tx queue `queue` whatever the core (traffic.tx-steering = "queue").
+  void pin_tx_queue(std::uint32_t tuple, std::uint32_t queue) {
+    routes_[tuple].tx_queue = static_cast<std::int32_t>(queue);
+  }
   // The egress port's Tx queues (nic.ports = 2), by queue number.
   void set_egress_queues(std::vector<TxQueue*> queues) { egress_queues_ = std::move(queues); }
 
@@ -67,6 +74,7 @@ class Stack {
     bool incoming_cpu = false;
     bool forward = false;
     std::uint32_t hash = 0;
+    std::int32_t tx_queue = -1;  // pinned Tx queue, or -1 (netdev_pick_tx)
   };
   // netdev_pick_tx among `queues`: XPS maps queue i to core i, else the flow's hash.
   TxQueue& pick_tx(const std::vector<TxQueue*>& queues, std::uint32_t tuple,
@@ -78,6 +86,7 @@ class Stack {
   std::vector<Socket*> core_sockets_;  // by core: the reuseport group's member there, if any
   std::vector<Socket*> touched_;       // sockets that got data in this batch (reserved)
   std::vector<TxQueue*> tx_queues_;
+  bool xps_ = true;
   std::vector<TxQueue*> egress_queues_;
   std::vector<Backlog*> backlogs_;
 };

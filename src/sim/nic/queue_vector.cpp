@@ -217,13 +217,9 @@ Scan QueueVector::scan(int budget, Core& core) {
   arrivals_.land(arrivals_.self, world_.now());
   Scan scan;
   if (tx_) {
-    const TxQueue::Cleaned cleaned = tx_->clean();
-    scan.tx = static_cast<int>(cleaned.frames);
-    scan.tx_finished = cleaned.finished;
-    tx_cleaned_packets_ += cleaned.frames;
-    tx_cleaned_bytes_ += cleaned.bytes;
-    tx_frames_unreported_ += cleaned.frames;
-    tx_bytes_unreported_ += cleaned.bytes;
+    clean_tx(*tx_, scan);
+    for (TxQueue* more : more_tx_)
+      clean_tx(*more, scan);  // enetc_poll: every Tx ring of the vector, each with its limit
   }
   ++world_.report.cores[core.index()].polls;
   if (rx_) {
@@ -284,6 +280,16 @@ std::uint32_t QueueVector::refill_by_mclgeti() {
 void QueueVector::retry_refill() {
   const std::uint32_t allocated = refill_by_mclgeti();
   if (allocated > 0) rx_->refill(allocated, world_.now());
+}
+
+void QueueVector::clean_tx(TxQueue& queue, Scan& scan) {
+  const TxQueue::Cleaned cleaned = queue.clean();
+  scan.tx += static_cast<int>(cleaned.frames);
+  scan.tx_finished = scan.tx_finished && cleaned.finished;
+  tx_cleaned_packets_ += cleaned.frames;
+  tx_cleaned_bytes_ += cleaned.bytes;
+  tx_frames_unreported_ += cleaned.frames;
+  tx_bytes_unreported_ += cleaned.bytes;
 }
 
 Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {

@@ -90,6 +90,9 @@ class QueueVector {
   std::uint32_t napi_id() const { return index_ + 1; }
   RxQueue* rx() { return rx_; }
   TxQueue* tx() { return tx_; }
+  // Another Tx queue whose completions this vector handles (nic.tx-queues beyond the pairs: enetc
+  // serves Tx rings i, i + 2, i + 4, i + 6 from vector i of two).
+  void add_tx(TxQueue& queue) { more_tx_.push_back(&queue); }
   const RxQueue* rx() const { return rx_; }
   const TxQueue* tx() const { return tx_; }
   napi::Context& napi() { return napi_; }
@@ -175,6 +178,7 @@ class QueueVector {
   void arm_at(SlotId slot, Instant at, std::uint16_t kind);
   void deliver_polled(Core& core);
   bool allocation_fails();
+  void clean_tx(TxQueue& queue, Scan& scan);
   std::uint32_t refill_by_mclgeti();
   void retry_refill();
   void trace_ring();
@@ -183,6 +187,7 @@ class QueueVector {
   std::uint32_t index_;
   RxQueue* rx_;
   TxQueue* tx_;
+  std::vector<TxQueue*> more_tx_;
   MsixTable& msix_;
   std::vector<NetRx*> net_rx_;  // by core index
   Stack& stack_;
