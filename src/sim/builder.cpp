@@ -86,6 +86,7 @@ Expected<Generator> make_generator(const TrafficSection& t, const Link& link,
           TraceReplay(std::make_shared<const Trace>(std::move(trace.value())), t.pcap_loop));
     }
     case TrafficKind::ping_pong:
+    case TrafficKind::tcp_maerts:
       break;
   }
   return Error{key_prefix + "kind", "not a generator"};
@@ -151,8 +152,17 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     first_tuple[e] = tuples;
     tuples += s.flow(e).flows;
   }
-  host.peers.resize(tuples);
+  // TCP connections add a flow each for their ACKs, numbered after the tuples.
+  std::uint32_t tcp_connections = 0;
+  for (std::size_t e = 0; e < s.flow_count(); ++e) {
+    if (s.flow(e).kind == TrafficKind::tcp_maerts) tcp_connections += s.flow(e).flows;
+  }
+  host.peers.resize(tuples + tcp_connections);
   host.stack.emplace(world, host.peers, tuples, cpu.cores);
+  if (tcp_connections > 0) {
+    host.tcp.emplace(world, *host.stack, tuples);
+    host.stack->set_tcp(&*host.tcp);
+  }
   if (s.napi.rx_backlog) {
     std::vector<Backlog*> backlogs;
     for (NetRx& n : host.net_rx) {
@@ -199,8 +209,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   // nic.tx-interrupts); with nic.vectors = "separate" and Tx interrupts, vectors Q..2Q-1 serve
   // the Tx queues. Vector v interrupts the (v mod n)-th core of cpu.irq-cores.
   const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
-  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean,
-                        cpu.rx_refill, cpu.irq_entry, cpu.forward};
+  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.rx_refill,
+                        cpu.irq_entry, cpu.forward,   cpu.tcp_skb,  cpu.tx_packet};
   RefillSettings refill{nic.refill != Refill::delay, nic.refill_batch, nic.alloc_fail_ppm};
   if (nic.refill == Refill::mclgeti) {
     host.mclgeti.emplace(
@@ -295,11 +305,31 @@ std::optional<Error> build(const Scenario& s, Host& host) {
                                    *host.stack, host.peers, wait, busy, app_costs);
   }
 
-  // The peers: a client per ping-pong entry, a generator per stream entry on the port's wire.
+  // The peers: a client per ping-pong entry, a TCP sender per TCP entry, a generator per stream
+  // entry on the port's wire.
+  std::uint32_t next_ack_flow = 0;
   for (std::size_t e = 0; e < s.flow_count(); ++e) {
     const TrafficSection& t = s.flow(e);
     PeerEndpoint peer;
     const Rng jitter_rng(s.scenario.seed, stream::kJitter + e);
+    if (t.kind == TrafficKind::tcp_maerts) {
+      // One path per connection; its ACKs are flow tuples + k.
+      std::vector<TcpPath*> paths;
+      for (std::uint32_t i = 0; i < t.flows; ++i)
+        paths.push_back(&host.tcp_paths.emplace_back(kTcpAcksInFlight));
+      TcpBulkSender& sender =
+          host.tcp_senders.emplace_back(world, *host.port, first_tuple[e], paths, t.mss, t.window);
+      TcpReceiver::Config config;
+      config.rcv_mss = t.mss;
+      for (std::uint32_t i = 0; i < t.flows; ++i) {
+        const std::uint32_t ack_flow = tuples + next_ack_flow++;
+        host.tcp->add(first_tuple[e] + i, ack_flow, *paths[i], config);
+        host.peers[first_tuple[e] + i] = sender.data_endpoint(i);
+        host.peers[ack_flow] = sender.ack_endpoint(i);
+      }
+      host.applications[t.thread].set_stream(cpu.copy_kb);
+      continue;
+    }
     if (t.kind == TrafficKind::ping_pong) {
       PingPongClient& client = host.ping_pong_clients.emplace_back(
           world, *host.port, first_tuple[e], t.flows, udp_frame_bytes(t.msg_size), t.mps, t.jitter,
@@ -323,6 +353,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   host.port->start();
   for (PingPongClient& client : host.ping_pong_clients)
     client.start();
+  for (TcpBulkSender& sender : host.tcp_senders)
+    sender.start();
   return std::nullopt;
 }
 

@@ -19,6 +19,7 @@
 #include "sim/cpu/net_rx.hpp"
 #include "sim/far/clients.hpp"
 #include "sim/far/peer.hpp"
+#include "sim/far/tcp_sender.hpp"
 #include "sim/host/mclgeti.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
@@ -47,6 +48,8 @@ struct Host {
   std::optional<Port> egress;  // nic.ports = 2: port 1, which only transmits forwarded frames
   Peers peers;                 // by flow
   std::optional<Stack> stack;
+  std::optional<TcpHost> tcp;      // TCP connections' receive side (traffic.kind = "tcp-maerts")
+  std::deque<TcpPath> tcp_paths;   // by connection
   std::optional<Mclgeti> mclgeti;  // nic.refill = "mclgeti"
   std::deque<Socket> sockets;
   std::deque<RxQueue> rx_queues;
@@ -60,6 +63,7 @@ struct Host {
   std::deque<PingPongClient> ping_pong_clients;
   std::deque<RequestSender> request_senders;
   std::deque<ForwardReceiver> forward_receivers;
+  std::deque<TcpBulkSender> tcp_senders;
 
   // Frames entered, delivered, dropped and in flight: the conservation check.
   Conservation books() const;

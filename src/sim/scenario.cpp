@@ -489,6 +489,27 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                          std::to_string(s.nic.queues - 1) +
                                          " (nic.queues = " + std::to_string(s.nic.queues) + ")"});
     }
+    const TrafficSection plain = default_scenario().traffic;
+    if (t.kind == TrafficKind::tcp_maerts) {
+      const char* key = t.rate != plain.rate       ? "rate"
+                        : t.size != plain.size     ? "size"
+                        : t.jitter != plain.jitter ? "jitter"
+                                                   : nullptr;
+      if (key) {
+        return fail({prefix + key, kind + " sends a segment whenever its window allows, of "
+                                          "traffic.mss bytes plus 70 of headers; allowed: the "
+                                          "default"});
+      }
+      if (t.window < t.mss) {
+        return fail({prefix + "window", std::to_string(t.window) +
+                                            " bytes is less than one segment; allowed: " +
+                                            std::to_string(t.mss) + " (traffic.mss) or more"});
+      }
+    } else if (t.mss != plain.mss || t.window != plain.window) {
+      return fail({prefix + (t.mss != plain.mss ? "mss" : "window"),
+                   "only a TCP flow has segments and a window; allowed: the default, or "
+                   "traffic.kind = \"tcp-maerts\""});
+    }
     const std::uint32_t tx_queues = s.nic.tx_queues == 0 ? s.nic.queues : s.nic.tx_queues;
     if (t.tx_steering == TxSteering::queue && t.tx_queue >= tx_queues) {
       return fail({prefix + "tx-queue", std::to_string(t.tx_queue) +
@@ -500,8 +521,8 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                    "a forwarded flow leaves by port 1; allowed: true with "
                    "nic.ports = 2"});
     }
-    if (t.forward &&
-        (t.kind == TrafficKind::ping_pong || t.kind == TrafficKind::request_response)) {
+    if (t.forward && (t.kind == TrafficKind::ping_pong || t.kind == TrafficKind::request_response ||
+                      t.kind == TrafficKind::tcp_maerts)) {
       return fail({prefix + "forward", kind + " expects the host to answer, not to route its "
                                               "frames; allowed: a one-way load"});
     }

@@ -95,8 +95,8 @@ const KeySpec kSchema[] = {
    bind<&S::link, &LinkSection::speed_bps>()},
 
   // [traffic]
-  {"traffic.kind", V::choice, 0, 5, "", "constant",
-   "constant|poisson|on-off|ping-pong|request-response|pcap",
+  {"traffic.kind", V::choice, 0, 6, "", "constant",
+   "constant|poisson|on-off|ping-pong|request-response|pcap|tcp-maerts",
    "the simplest load; seeds choose theirs", bind<&S::traffic, &TrafficSection::kind>()},
   {"traffic.rate", V::integer, 0, 2'000'000'000, "frames/s", "0", "",
    "0 = line rate: back to back on the link (the performance goal's load)", bind<&S::traffic, &TrafficSection::rate>()},
@@ -133,6 +133,11 @@ const KeySpec kSchema[] = {
    "one socket per flow, read by traffic.thread", bind<&S::traffic, &TrafficSection::deliver_to>()},
   {"traffic.jitter", V::distribution, 0, kS, "ns", "0", "",
    "none: a generator's times are exact unless asked", bind<&S::traffic, &TrafficSection::jitter>()},
+  {"traffic.mss", V::integer, 88, 9000, "bytes", "1448", "",
+   "1500 MTU - 20 IP - 20 TCP - 12 timestamps (tcp_rcv_synsent_state_process)", bind<&S::traffic, &TrafficSection::mss>()},
+  {"traffic.window", V::integer, 1448, 1 << 30, "bytes", "65536", "",
+   "tcp_rmem[1] = 131072 with tcp_adv_win_scale = 1: 64 KiB advertised before autotuning (not modelled)",
+   bind<&S::traffic, &TrafficSection::window>()},
   {"traffic.forward", V::boolean, 0, 1, "", "false", "",
    "off: frames are for the host's own sockets; on: the host routes them out of port 1 (ip_forward), as seed 004's router",
    bind<&S::traffic, &TrafficSection::forward>()},
@@ -283,6 +288,8 @@ const KeySpec kSchema[] = {
   {"cpu.busy-poll-iteration", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::busy_poll_iteration>()},
   {"cpu.rx-refill", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::rx_refill>()},
   {"cpu.tx-clean", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tx_clean>()},
+  {"cpu.tcp-skb", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tcp_skb>()},
+  {"cpu.copy-kb", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::copy_kb>()},
   {"cpu.forward", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::forward>()},
 
   // [search]

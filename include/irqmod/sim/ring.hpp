@@ -57,6 +57,11 @@ class Ring {
   }
 
   void clear() { head_ = tail_; }
+  // Takes back the newest item.
+  void pop_back() {
+    assert(!empty());
+    --tail_;
+  }
 
   // Items pushed and popped since construction (64-bit counters never wrap in a simulation).
   std::uint64_t pushed() const { return tail_; }

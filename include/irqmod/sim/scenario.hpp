@@ -46,6 +46,7 @@ enum class TrafficKind : std::uint8_t {
   ping_pong,         // sockperf ping-pong: one message in flight, the next sent on the reply
   request_response,  // open-loop requests, each answered by the server
   pcap,              // replay of a capture's timestamps and sizes
+  tcp_maerts,        // a bulk TCP stream the host receives (netperf -t TCP_MAERTS on the host)
 };
 
 // traffic.steering: how the NIC picks a flow's Rx queue.
@@ -140,6 +141,8 @@ struct TrafficSection {
   DeliverTo deliver_to{};    // traffic.deliver-to
   Distribution jitter{};     // traffic.jitter: added to each frame's (or request's) send time
   bool forward{};            // traffic.forward: routed out of port 1 instead of delivered
+  std::uint32_t mss{};       // traffic.mss: TCP payload bytes per segment
+  std::uint32_t window{};    // traffic.window: TCP bytes the sender may have unacknowledged
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
@@ -223,6 +226,8 @@ struct CpuSection {
   Distribution rx_refill{};            // cpu.rx-refill: allocating and posting one Rx buffer
   Distribution tx_clean{};             // cpu.tx-clean: cleaning one Tx completion in the poll
   Distribution forward{};              // cpu.forward: routing one frame out of the other port
+  Distribution tcp_skb{};              // cpu.tcp-skb: the TCP receive path per skb (GRO merge)
+  Distribution copy_kb{};              // cpu.copy-kb: copying 1 KiB of stream data to the user
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 

@@ -108,6 +108,15 @@ std::optional<Segment> Application::receive(Core& core) {
     consuming_ = static_cast<std::uint32_t>(socket_.size());
     phase_ = Phase::consuming;
     Duration total{};
+    if (stream_) {
+      // tcp_recvmsg: one call copies every queued segment's payload.
+      std::uint64_t bytes = 0;
+      for (std::uint32_t i = 0; i < consuming_; ++i)
+        bytes += socket_.at(i).frame_bytes - kTcpFrameOverhead;
+      total = core.cost(costs_.syscall) + core.cost(costs_.app_message) +
+              core.cost(copy_kb_, static_cast<std::int64_t>((bytes + 1023) / 1024));
+      return thread_segment(total);
+    }
     for (std::uint32_t i = 0; i < consuming_; ++i) {
       total += core.cost(costs_.syscall) + core.cost(costs_.app_message);
       if (peers_[socket_.at(i).flow].answered) {

@@ -50,6 +50,13 @@ class Application {
   Application(const Application&) = delete;
   Application& operator=(const Application&) = delete;
 
+  // The socket carries a TCP stream: one recv takes everything queued, charged cpu.syscall and
+  // cpu.app-message once and `copy_kb` per KiB of payload (netperf's recv of a large buffer).
+  void set_stream(Distribution copy_kb) {
+    stream_ = true;
+    copy_kb_ = copy_kb;
+  }
+
   // The socket has data (its Waiter).
   void on_data();
   // The socket's send buffer has room again (its send Waiter).
@@ -90,6 +97,8 @@ class Application {
   Wait wait_;
   BusyLoop busy_;
   ApplicationCosts costs_;
+  bool stream_ = false;  // set_stream
+  Distribution copy_kb_{};
   Phase phase_ = Phase::blocked;
   std::optional<adaptive_poll::AdaptivePoller> poller_;  // Wait::adaptive_poll
   std::optional<adaptive_poll::InterruptEntry> entry_;   // its interrupt mode, while blocked

@@ -22,6 +22,7 @@
 #include "sim/far/peer.hpp"
 #include "sim/host/backlog.hpp"
 #include "sim/host/socket.hpp"
+#include "sim/net/tcp_host.hpp"
 #include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
 
@@ -64,6 +65,14 @@ class Stack {
   // The batch is over: wake the waiters of the sockets that got data.
   void end_batch();
 
+  // The host's TCP connections (traffic.kind = "tcp-maerts"), or none.
+  void set_tcp(TcpHost* tcp) { tcp_ = tcp; }
+  TcpHost* tcp() { return tcp_; }
+  // A frame the stack makes itself (a TCP ACK of connection `tuple`) leaves from `core`.
+  void send_frame(std::uint32_t tuple, const Packet& frame, std::uint32_t core) {
+    pick_tx(tx_queues_, tuple, core).send_reply(frame);
+  }
+
   // Sends the reply to `request` from a thread on `core`, charged to `from`'s send buffer; false
   // when it does not fit there (nothing is sent: the thread waits for `from`'s send waiter).
   bool send_reply(const Packet& request, std::uint32_t core, Socket* from = nullptr);
@@ -89,6 +98,7 @@ class Stack {
   bool xps_ = true;
   std::vector<TxQueue*> egress_queues_;
   std::vector<Backlog*> backlogs_;
+  TcpHost* tcp_ = nullptr;
 };
 
 }  // namespace irqmod::sim

@@ -225,6 +225,13 @@ Scan QueueVector::scan(int budget, Core& core) {
   if (rx_) {
     scan.rx = rx_->take(budget, world_.now(), polled_);
     rx_cleaned_ += static_cast<std::uint64_t>(scan.rx);
+    if (TcpHost* tcp = stack_.tcp(); tcp && scan.rx > 0) {
+      const TcpHost::Work work =
+          tcp->plan(polled_, polled_.size() - static_cast<std::size_t>(scan.rx), world_.now(),
+                    core.index(), tcp_planned_);
+      scan.tcp_skbs = work.skbs;
+      scan.acks = work.acks;
+    }
     if (stack_.forwarding() && !stack_.deferred()) {
       // polled_ holds this poll's frames only: the last poll's were delivered when it ended.
       for (std::size_t i = 0; i < polled_.size(); ++i)
@@ -305,6 +312,8 @@ Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {
     rx_->refill(static_cast<std::uint32_t>(scan.refilled), world_.now() + cost);
   }
   if (scan.forwarded > 0) cost += core.cost(costs_.forward, scan.forwarded);
+  if (scan.tcp_skbs > 0) cost += core.cost(costs_.tcp_skb, scan.tcp_skbs);
+  if (scan.acks > 0) cost += core.cost(costs_.tx_packet, scan.acks);
   return cost;
 }
 
@@ -326,6 +335,7 @@ void QueueVector::deliver_polled(Core& core) {
     stack_.receive(p, napi_id(), core.index());
     polled_.pop();
   }
+  if (!tcp_planned_.empty()) stack_.tcp()->send_planned(tcp_planned_);
   stack_.end_batch();
 }
 

@@ -53,6 +53,8 @@ struct PollCosts {
   Distribution rx_refill{};  // per Rx buffer allocated and posted
   Distribution irq_entry{};  // a timer interrupt's entry and exit (the NAPI watchdog)
   Distribution forward{};    // per frame routed out of the egress port (nic.ports = 2)
+  Distribution tcp_skb{};    // per GRO skb handed to TCP
+  Distribution tx_packet{};  // per frame the stack sends itself (a TCP ACK)
 };
 
 // What one poll took: Rx frames (delivered when it completes) and Tx completions (cleaned), and
@@ -62,6 +64,8 @@ struct Scan {
   int tx = 0;
   bool tx_finished = true;     // no Tx completion left behind by the work limit
   int forwarded = 0;           // of the Rx frames, those routed out of the egress port
+  int tcp_skbs = 0;            // GRO skbs of TCP connections
+  int acks = 0;                // TCP ACKs they make
   int refilled = 0;            // Rx buffers allocated and posted (nic.refill = "cpu")
   bool refill_failed = false;  // an allocation failed: i40e reports the whole budget
 };
@@ -204,11 +208,12 @@ class QueueVector {
   Moderator rx_moderator_;
   Moderator tx_moderator_;
   std::uint32_t msix_vector_ = 0;
-  std::uint32_t irq_core_ = 0;   // the core its MSI-X message goes to
-  Ring<Packet> polled_;          // taken by the running poll, delivered at its end
-  Scan last_scan_{};             // what the running softirq poll took
-  std::uint32_t napi_core_ = 0;  // the core whose poll list holds the context
-  Core* timer_core_ = nullptr;   // the core that armed napi->timer last
+  std::uint32_t irq_core_ = 0;              // the core its MSI-X message goes to
+  Ring<Packet> polled_;                     // taken by the running poll, delivered at its end
+  std::vector<std::uint32_t> tcp_planned_;  // TCP connections with ACKs due at the poll's end
+  Scan last_scan_{};                        // what the running softirq poll took
+  std::uint32_t napi_core_ = 0;             // the core whose poll list holds the context
+  Core* timer_core_ = nullptr;              // the core that armed napi->timer last
   std::uint64_t polled_packets_ = 0;
   std::uint64_t polled_bytes_ = 0;
   std::uint64_t tx_cleaned_packets_ = 0;

@@ -1,0 +1,95 @@
+// The host's TCP receive side. See tcp_host.hpp.
+#include "sim/net/tcp_host.hpp"
+
+#include <cassert>
+
+#include "sim/host/stack.hpp"
+
+namespace irqmod::sim {
+
+TcpHost::TcpHost(World& world, Stack& stack, std::size_t tuples)
+    : world_(world), stack_(stack), index_(tuples, -1) {
+  endpoint_ = world_.engine.bind<&TcpHost::on_event>(*this);
+}
+
+void TcpHost::add(std::uint32_t tuple, std::uint32_t ack_flow, TcpPath& path,
+                  TcpReceiver::Config config) {
+  index_[tuple] = static_cast<std::int32_t>(connections_.size());
+  Connection& c =
+      connections_.emplace_back(Connection{tuple, ack_flow, &path, TcpReceiver(config)});
+  c.delack = world_.engine.make_slot();
+}
+
+TcpHost::Work TcpHost::plan(const Ring<Packet>& frames, std::size_t first, Instant now,
+                            std::uint32_t core, std::vector<std::uint32_t>& planned) {
+  Work work;
+  Connection* run = nullptr;  // the skb GRO is building
+  std::uint32_t run_bytes = 0;
+  const auto flush = [&] {
+    if (run) skb(*run, run_bytes, now, planned, work);
+    run = nullptr;
+    run_bytes = 0;
+  };
+  for (std::size_t i = first; i < frames.size(); ++i) {
+    const Packet& p = frames[i];
+    if (!carries(p.flow)) {
+      flush();
+      continue;
+    }
+    Connection& c = connections_[static_cast<std::size_t>(index_[p.flow])];
+    c.core = core;
+    const std::uint32_t payload = p.frame_bytes - kTcpFrameOverhead;
+    if (run != &c || run_bytes + payload > kGroMaxBytes) flush();
+    run = &c;
+    run_bytes += payload;
+  }
+  flush();
+  return work;
+}
+
+void TcpHost::skb(Connection& c, std::uint32_t bytes, Instant now,
+                  std::vector<std::uint32_t>& planned, Work& work) {
+  ++work.skbs;
+  if (c.receiver.on_data(now, bytes) == TcpReceiver::Ack::now) {
+    if (c.planned.empty()) planned.push_back(c.tuple);
+    [[maybe_unused]] const bool kept = c.planned.push(c.receiver.rcv_nxt());
+    assert(kept && "more ACKs decided in one poll than a connection holds");
+    c.receiver.on_ack_sent();
+    world_.engine.cancel(c.delack);
+    ++work.acks;
+    return;
+  }
+  if (const auto at = c.receiver.delack_at();
+      at && (!world_.engine.armed(c.delack) || world_.engine.deadline(c.delack) != *at)) {
+    world_.engine.arm(c.delack, *at, endpoint_, 0, static_cast<std::uint64_t>(index_[c.tuple]));
+  }
+}
+
+void TcpHost::send_planned(std::vector<std::uint32_t>& planned) {
+  for (const std::uint32_t tuple : planned) {
+    Connection& c = connections_[static_cast<std::size_t>(index_[tuple])];
+    while (!c.planned.empty()) {
+      send_ack(c, c.planned.front());
+      c.planned.pop();
+    }
+  }
+  planned.clear();
+}
+
+void TcpHost::send_ack(Connection& c, std::uint64_t acked) {
+  [[maybe_unused]] const bool kept = c.path->acks.push(acked);
+  assert(kept && "more ACKs in flight than the path holds");
+  stack_.send_frame(c.tuple, Packet{ns_since_epoch(world_.now()), kTcpFrameOverhead, c.ack_flow},
+                    c.core);
+}
+
+// The delayed-ACK timer (tcp_delack_timer): what is left unacknowledged goes now.
+void TcpHost::on_event(const Event& event) {
+  Connection& c = connections_[event.payload];
+  if (!c.receiver.on_timer(world_.now())) return;
+  const std::uint64_t acked = c.receiver.rcv_nxt();
+  c.receiver.on_ack_sent();
+  send_ack(c, acked);
+}
+
+}  // namespace irqmod::sim
