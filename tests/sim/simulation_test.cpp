@@ -292,6 +292,15 @@ cores = 4
       {"cpu.app-wait=adaptive-poll", "traffic.rate=50000"},
       {"cpu.app-wait=adaptive-poll", "cpu.app-core=1", "traffic.kind=request-response",
        "traffic.rate=30000", "nic.tx-interrupts=true"},
+      // a router, and OpenBSD's receive path (seed 004)
+      {"traffic.forward=true", "nic.ports=2", "nic.tx-interrupts=true", "cpu.forward=300"},
+      {"traffic.forward=true", "nic.ports=2", "nic.tx-interrupts=true", "cpu.forward=300",
+       "napi.poll-in-irq=true", "napi.rx-backlog=true", "napi.ksoftirqd=false",
+       "nic.refill=mclgeti", "cpu.hz=1000", "nic.lli-hold=true"},
+      // TCP streams the host receives, ACKs on Tx rings beyond the pairs (seed 001)
+      {"traffic.kind=tcp-maerts", "traffic.rate=0", "traffic.flows=2", "nic.tx-interrupts=true",
+       "nic.queues=2", "nic.tx-queues=8", "nic.xps=false", "cpu.irq-cores=0-1", "cpu.tcp-skb=1000",
+       "cpu.copy-kb=300"},
   };
   for (const auto& moderation : moderations) {
     for (const auto& host : hosts) {
