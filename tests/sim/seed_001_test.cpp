@@ -23,9 +23,15 @@ namespace {
 RunReport run_shipped(const std::string& name, std::vector<std::string> sets = {}) {
   sets.insert(sets.begin(), {"scenario.duration=600ms", "scenario.warmup=200ms"});
   LoadResult s = load_scenario_file(std::string(IRQMOD_SCENARIO_DIR) + "/seeds/" + name, sets);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().what());
+  if (!s.ok()) {
+    ADD_FAILURE() << name << ": " << s.error().what();
+    return RunReport();
+  }
   auto r = simulate(s.value(), RunOptions{});
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
+  if (!r.ok()) {
+    ADD_FAILURE() << name << ": " << r.error().what();
+    return RunReport();
+  }
   EXPECT_TRUE(r.value().conservation.ok()) << name;
   return r.value();
 }
@@ -71,8 +77,9 @@ TEST(seed_001, case2_before_one_interrupt_per_frame_on_cpu0_and_per_ack_on_cpu1)
   const RunReport r = run_shipped("001-case2-before.toml");
   // Predictions: per-packet Rx interrupts (one per frame) and per-packet Tx interrupts for the
   // ACKs, one per two full segments, on the ring of the other vector.
-  expect_within(kirq(r, 0), 85, 0.3, "case 2 before, CPU0 k intr/s");
-  expect_within(kirq(r, 1), 42, 0.3, "case 2 before, CPU1 k intr/s");
+  // Within 30 % is the band for a prediction; the model lands within 5 %, pinned here.
+  expect_within(kirq(r, 0), 85, 0.06, "case 2 before, CPU0 k intr/s");
+  expect_within(kirq(r, 1), 42, 0.06, "case 2 before, CPU1 k intr/s");
   EXPECT_NEAR(kirq(r, 1) / kirq(r, 0), 0.5, 0.01);  // the delayed-ACK rule: every second segment
   // The fitted row: 60-70 % in the seed.
   EXPECT_GT(cpu_percent(r), 60);
@@ -85,8 +92,7 @@ TEST(seed_001, case1_before_finding_every_ack_completion_interrupts_again) {
   // The seed's 92k is about 81k frames + 11k of the 41k ACK completions; the model sends each
   // ACK when the poll ends and its completion (1.7 us later) finds the vector enabled again, so
   // every ACK completion is an interrupt of its own: 1.5 per frame, 33 % above the seed.
-  EXPECT_NEAR(kirq(r, 0) / kLineRateKpps, 1.5, 0.01);
-  EXPECT_GT(kirq(r, 0), 92 * 1.3);
+  EXPECT_NEAR(kirq(r, 0) / kLineRateKpps, 1.5, 0.01);  // 121.9k: 1.33 x the seed's 92k
   // And the CPU: 82 % where the seed has 50-60 % (CPU0 ~94 %, netperf on CPU1 ~70 %).
   EXPECT_GT(cpu_percent(r), 60 * 1.3);
 }
