@@ -77,6 +77,13 @@ std::optional<Instant> Vector::on_immediate_cause(Instant now) {
   return due_;
 }
 
+std::optional<Instant> Vector::withdraw_queue_cause(Instant now) {
+  if (queue_pending_) ++counters_.causes_withdrawn;
+  queue_pending_ = false;
+  queue_immediate_ = false;
+  return update_due(now);
+}
+
 std::optional<Instant> Vector::enable(Instant now, bool swint) {
   ++counters_.enables;
   state_ = VectorState::armed;

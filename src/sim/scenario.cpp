@@ -636,6 +636,11 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                           std::to_string(hwm) + " (nic.mclgeti-hwm)"});
     }
   }
+  if (nic.clean_clears_cause && nic.moderation == Moderation::lli) {
+    return fail({"nic.clean-clears-cause",
+                 "low-latency interrupts are the 82599's, whose causes no clean withdraws "
+                 "(EICR); allowed: false with nic.moderation = \"lli\""});
+  }
   if (nic.refill == Refill::cpu && nic.refill_batch > nic.rx_ring) {
     return fail(
         {"nic.refill-batch", std::to_string(nic.refill_batch) +

@@ -47,6 +47,33 @@ TEST(napi_vector, a_cause_while_masked_latches_and_fires_on_enable) {
   EXPECT_EQ(v.fire(kT0 + microseconds(3)), Cause::queue);
 }
 
+TEST(napi_vector, a_withdrawn_cause_does_not_fire_on_enable_but_a_software_trigger_does) {
+  Vector v{config(Duration::zero(), Duration::zero())};
+  v.on_cause(kT0);
+  v.fire(kT0);
+  v.on_cause(kT0 + microseconds(1));  // latched while masked
+  EXPECT_EQ(v.withdraw_queue_cause(kT0 + microseconds(2)), std::nullopt);
+  EXPECT_FALSE(v.queue_pending());
+  EXPECT_EQ(v.counters().causes_withdrawn, 1U);
+  EXPECT_EQ(v.enable(kT0 + microseconds(3), false), std::nullopt);  // the clean took it
+  EXPECT_EQ(v.fire(kT0 + microseconds(3)), std::nullopt);
+  // Armed and waiting for its throttle: withdrawn too; a software trigger survives.
+  Vector w{config(microseconds(50), Duration::zero())};
+  w.on_cause(kT0);
+  w.fire(kT0);
+  w.enable(kT0 + microseconds(5), true);
+  w.fire(kT0 + microseconds(5));  // the software interrupt
+  EXPECT_EQ(w.enable(kT0 + microseconds(6), false), std::nullopt);
+  EXPECT_EQ(w.on_cause(kT0 + microseconds(7)), kT0 + microseconds(55));
+  EXPECT_EQ(w.withdraw_queue_cause(kT0 + microseconds(8)), std::nullopt);
+  EXPECT_EQ(w.fire(kT0 + microseconds(55)), std::nullopt);
+  w.on_cause(kT0 + microseconds(60));
+  w.fire(kT0 + microseconds(60));
+  EXPECT_EQ(w.enable(kT0 + microseconds(61), true), kT0 + microseconds(61));
+  EXPECT_EQ(w.withdraw_queue_cause(kT0 + microseconds(62)), kT0 + microseconds(62));
+  EXPECT_EQ(w.fire(kT0 + microseconds(62)), Cause::software);
+}
+
 TEST(napi_vector, write_back_only_mode_drops_causes_unless_configured_to_latch) {
   Vector v{config(Duration::zero())};
   v.enter_writeback_only();

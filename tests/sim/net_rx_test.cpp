@@ -39,6 +39,8 @@ struct FakeNapi {
   FakeNapi* partner = nullptr;
   int* chain = nullptr;             // partner schedules left, shared by the pair
   std::vector<int>* log = nullptr;  // poll order across contexts
+  std::vector<Duration> more;       // each poll's later parts (nic.rx-clean = "per-descriptor")
+  std::size_t part = 0;             // of them, the next
   std::vector<Instant> began;
   int softirq_polls = 0;
   int ksoftirqd_polls = 0;
@@ -54,7 +56,14 @@ bool fake_take(void* self, const Core&) {
 Duration fake_poll_begin(void* self, Core& core) {
   auto& napi = *static_cast<FakeNapi*>(self);
   napi.began.push_back(core.now());
+  napi.part = 0;
   return napi.poll_time;
+}
+
+std::optional<Duration> fake_poll_more(void* self, Core&) {
+  auto& napi = *static_cast<FakeNapi*>(self);
+  if (napi.part == napi.more.size()) return std::nullopt;
+  return napi.more[napi.part++];
 }
 
 int fake_poll_end(void* self, Core& core) {
@@ -71,7 +80,7 @@ int fake_poll_end(void* self, Core& core) {
   return napi.weight;
 }
 
-constexpr NapiOps kFakeOps{&fake_take, &fake_poll_begin, &fake_poll_end};
+constexpr NapiOps kFakeOps{&fake_take, &fake_poll_begin, &fake_poll_more, &fake_poll_end};
 
 NapiRef FakeNapi::ref() {
   return NapiRef{&kFakeOps, this};
@@ -146,6 +155,17 @@ TEST(net_rx, restarts_the_softirq_ten_times_then_hands_a_busy_context_to_ksoftir
   for (std::size_t i = 0; i < 15; ++i)
     EXPECT_EQ(c.napis[0].began[i], at_us(1 + 10 * static_cast<std::int64_t>(i))) << "poll " << i;
   EXPECT_EQ(c.net_rx.listed(), 0U);
+}
+
+TEST(net_rx, runs_every_part_of_a_poll_before_its_end_and_the_next_poll) {
+  OneCore c(2);
+  c.napis[0].more = {us(3), us(7)};  // 10 + 3 + 7 us
+  c.interrupt({0, 1});
+  c.run_to(at_us(1'000));
+  EXPECT_EQ(c.log, (std::vector<int>{0, 1}));
+  ASSERT_EQ(c.napis[1].began.size(), 1U);
+  EXPECT_EQ(c.napis[1].began[0], at_us(1 + 20));  // after all three parts of the first
+  EXPECT_EQ(c.busy(ContextKind::softirq), us(30));
 }
 
 TEST(net_rx, hands_a_busy_context_to_ksoftirqd_after_two_milliseconds_of_restarts) {

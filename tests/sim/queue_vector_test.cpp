@@ -174,6 +174,51 @@ TEST(queue_vector, a_poll_that_used_its_weight_leaves_the_vector_masked_and_a_re
   EXPECT_EQ(f.vector().napi().counters().completions, 1U);
 }
 
+TEST(queue_vector, a_per_descriptor_clean_loop_takes_a_frame_written_back_while_it_works) {
+  for (const bool per_descriptor : {false, true}) {
+    Fixture f({per_descriptor ? "nic.rx-clean=per-descriptor" : "nic.rx-clean=at-poll-start"});
+    f.run_to(1000);
+    f.land(1);
+    // Interrupt at 51 000, the poll from 52 300: its fixed part (500 ns), then the loop takes
+    // the first frame (700 ns) while a second is written back at 53 000.
+    f.run_to(53'000);
+    f.land(1);
+    f.run_to(54'200);
+    EXPECT_EQ(f.world.report.cores[0].polls, 1U) << per_descriptor;
+    if (per_descriptor) {
+      // The loop's next round (53 500) finds it: one poll, two frames, ending at 54 200.
+      EXPECT_EQ(f.vector().rx_cleaned(), 2U);
+      EXPECT_EQ(f.state(), napi::VectorState::armed);
+    } else {
+      // The poll saw one frame at its start and ended at 53 500; the second waits for the next.
+      EXPECT_EQ(f.vector().rx_cleaned(), 1U);
+    }
+  }
+}
+
+TEST(queue_vector, a_cleaned_frame_leaves_no_cause_when_the_clean_clears_it) {
+  for (const char* moderation : {"nic.moderation=coalesce", "nic.moderation=none"}) {
+    for (const bool clears : {false, true}) {
+      Fixture f(
+          {moderation, clears ? "nic.clean-clears-cause=true" : "nic.clean-clears-cause=false"});
+      f.run_to(1000);
+      f.land(1);
+      f.run_to(f.scenario.nic.moderation == Moderation::none ? 1000 : 51'000);
+      EXPECT_EQ(f.state(), napi::VectorState::masked);
+      // A second frame while the vector is masked, before the poll scans the ring: the poll
+      // takes both. Kept, its cause fires again (at re-enable, or at its own rx-usecs).
+      f.run_to(f.world.now().time_since_epoch().count() + 500);
+      f.land(1);
+      f.run_to(200'000);
+      EXPECT_EQ(f.vector().rx_cleaned(), 2U);
+      EXPECT_EQ(f.world.report.interrupts.count_of(0), clears ? 1U : 2U) << moderation << clears;
+      EXPECT_EQ(f.vector().vector().counters().causes_withdrawn,
+                clears && f.scenario.nic.moderation == Moderation::none ? 1U : 0U)
+          << moderation;
+    }
+  }
+}
+
 TEST(queue_vector, refill_by_the_cpu_posts_buffers_once_a_batch_waits_usable_after_the_poll) {
   Fixture f({"nic.rx-ring=8", "nic.refill=cpu", "nic.refill-batch=4"});
   RxQueue& rx = f.host.rx_queues[0];

@@ -379,6 +379,9 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
             std::string::npos);
   EXPECT_NE(error_of("[cpu]\nirq-cores = \"x\"\n").find("is not a cpulist"), std::string::npos);
   EXPECT_NE(error_of("[nic]\nrss-table = 500\n").find("not a power of two"), std::string::npos);
+  EXPECT_NE(error_of("[nic]\nmoderation = \"lli\"\nclean-clears-cause = true\n")
+                .find("nic.clean-clears-cause"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -63,13 +63,14 @@ struct VectorConfig {
 std::optional<Error> validate(const VectorConfig& config);
 
 struct VectorCounters {
-  std::uint64_t interrupts = 0;      // interrupts delivered (/proc/interrupts)
-  std::uint64_t software = 0;        // ... of which raised by a software trigger alone
-  std::uint64_t causes = 0;          // descriptor write-backs reported
-  std::uint64_t causes_latched = 0;  // ... that found the vector masked and were kept
-  std::uint64_t causes_lost = 0;     // ... that found it writeback_only and were dropped
-  std::uint64_t swint_requests = 0;  // DYN_CTLN writes with SWINT_TRIG
-  std::uint64_t enables = 0;         // DYN_CTLN writes with INTENA
+  std::uint64_t interrupts = 0;        // interrupts delivered (/proc/interrupts)
+  std::uint64_t software = 0;          // ... of which raised by a software trigger alone
+  std::uint64_t causes = 0;            // descriptor write-backs reported
+  std::uint64_t causes_latched = 0;    // ... that found the vector masked and were kept
+  std::uint64_t causes_lost = 0;       // ... that found it writeback_only and were dropped
+  std::uint64_t causes_withdrawn = 0;  // pending queue causes the driver cleared (withdraw)
+  std::uint64_t swint_requests = 0;    // DYN_CTLN writes with SWINT_TRIG
+  std::uint64_t enables = 0;           // DYN_CTLN writes with INTENA
 };
 
 class Vector {
@@ -86,6 +87,13 @@ class Vector {
   // A cause that bypasses the queue's ITR (an 82599 low-latency interrupt, lli.hpp, which keeps
   // its own interval): due at once when armed; latched or lost like any cause otherwise.
   std::optional<Instant> on_immediate_cause(Instant now);
+
+  // The driver cleared the queue's interrupt-detect bits because it cleaned every descriptor
+  // that raised them (enetc writes the ring's IDR per cleaned frame): a queue cause waiting
+  // for INTENA or for its throttle is gone; a software trigger stays. Returns when the
+  // interrupt will fire if one is still due. Intel's vectors have no such write (causes stay
+  // latched until the next interrupt), so their drivers never call it.
+  std::optional<Instant> withdraw_queue_cause(Instant now);
 
   // The driver writes DYN_CTLN with INTENA (re-enables the vector), with SWINT_TRIG if `swint`.
   // Returns when the interrupt will fire if one is due.

@@ -81,6 +81,18 @@ enum class TxModeration : std::uint8_t {
   link_speed,  // tx_coalesce: timeout = usable Tx ring x wire time at the link speed (seed 001)
 };
 
+// nic.rx-clean: when the driver's Rx clean loop sees a frame written back during the poll.
+enum class RxClean : std::uint8_t {
+  // The poll takes the frames written back when it begins, and the whole poll's CPU time
+  // follows (the first simulator's rule).
+  at_poll_start,
+  // After the poll's fixed part and its Tx cleaning, the loop reads descriptors one after the
+  // other: a frame written back while the loop works on the ones before is taken by the same
+  // poll (enetc_clean_rx_ring, i40e_clean_rx_irq, ixgbe_rxeof all stop at the first descriptor
+  // not done). The stack's work on the frames (GRO flush, TCP, ACKs) follows the loop.
+  per_descriptor,
+};
+
 // nic.refill: how cleaned Rx descriptors get a buffer again.
 enum class Refill : std::uint8_t {
   delay,  // by themselves, nic.refill-delay after they were cleaned
@@ -163,6 +175,8 @@ struct NicSection {
   std::uint32_t mclgeti_lwm{};      // nic.mclgeti-lwm: the watermark's floor
   std::uint32_t mclgeti_hwm{};      // nic.mclgeti-hwm: its ceiling (0 = nic.rx-ring)
   std::uint32_t alloc_fail_ppm{};   // nic.alloc-fail-ppm: buffer allocations failing, per million
+  RxClean rx_clean{};               // nic.rx-clean: when the clean loop sees a frame
+  bool clean_clears_cause{};        // nic.clean-clears-cause: a cleaned frame leaves no cause
   Moderation moderation{};          // nic.moderation
   std::uint32_t rx_usecs{};         // nic.rx-usecs (ethtool -C)
   std::uint32_t rx_frames{};        // nic.rx-frames

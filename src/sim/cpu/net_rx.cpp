@@ -77,14 +77,20 @@ std::optional<Segment> NetRx::poll_next(Pass& pass) {
     local_.pop();
     if (!napi.ops->take(napi.self, core_)) continue;
     polling_ = napi;
-    const Duration cost = napi.ops->poll_begin(napi.self, core_);
-    return Segment{cost, pass.in_thread ? ContextKind::ksoftirqd : ContextKind::softirq,
-                   pass.in_thread ? "ksoftirqd" : "softirq NET_RX"};
+    return poll_segment(pass, napi.ops->poll_begin(napi.self, core_));
   }
+}
+
+Segment NetRx::poll_segment(const Pass& pass, Duration cost) {
+  return Segment{cost, pass.in_thread ? ContextKind::ksoftirqd : ContextKind::softirq,
+                 pass.in_thread ? "ksoftirqd" : "softirq NET_RX"};
 }
 
 std::optional<Segment> NetRx::after_poll(Pass& pass) {
   const NapiRef napi = polling_;
+  if (napi.ops->poll_more) {
+    if (const auto more = napi.ops->poll_more(napi.self, core_)) return poll_segment(pass, *more);
+  }
   pass.budget_left -= napi.ops->poll_end(napi.self, core_);
   polling_ = NapiRef{};
   const bool squeezed = pass.budget_left <= 0 || core_.now() - pass.pass_start >= budget_.time;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/time.hpp"
@@ -33,8 +34,13 @@ struct NapiOps {
   // The context leaves this core's list; true when it is to be polled now (scheduled here, owned
   // by the softirq, no poll running), false for an entry gone stale.
   bool (*take)(void* self, const Core& core);
-  // napi_poll begins: the driver takes up to the weight; the CPU time that poll takes.
+  // napi_poll begins: the driver takes up to the weight; the CPU time that poll takes (or its
+  // first part, see poll_more).
   Duration (*poll_begin)(void* self, Core& core);
+  // A part of the poll ended: the CPU time of its next part, or none when the poll is done
+  // (nic.rx-clean = "per-descriptor": the clean loop's next round sees the frames written back
+  // meanwhile). Null for a context whose poll is one part.
+  std::optional<Duration> (*poll_more)(void* self, Core& core);
   // The poll's time has passed: completion and delivery. The frames it cleaned. A context that
   // stays scheduled puts itself back on the list (NetRx::schedule) from here.
   int (*poll_end)(void* self, Core& core);
@@ -83,6 +89,7 @@ class NetRx {
 
  private:
   void begin_pass(Pass& pass);
+  static Segment poll_segment(const Pass& pass, Duration cost);
   std::optional<Segment> poll_next(Pass& pass);
   std::optional<Segment> after_poll(Pass& pass);
   std::optional<Segment> end_pass(Pass& pass);

@@ -10,6 +10,7 @@ namespace irqmod::sim {
 const NapiOps Backlog::kNapiOps{
     [](void* self, const Core& core) { return static_cast<Backlog*>(self)->take(core); },
     [](void* self, Core& core) { return static_cast<Backlog*>(self)->poll_begin(core); },
+    nullptr,  // one part
     [](void* self, Core& core) { return static_cast<Backlog*>(self)->poll_end(core); }};
 
 Backlog::Backlog(World& world, NetRx& net_rx, Stack& stack, std::uint32_t capacity, int weight,

@@ -144,6 +144,13 @@ bool Moderator::on_causes_dropped(const napi::Vector& vector) {
   return true;
 }
 
+bool Moderator::on_all_cleaned() {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c || c->coalescer.pending() == 0) return false;
+  c->coalescer.discard_pending();
+  return true;
+}
+
 Duration Moderator::sample_interval() const {
   const auto* c = std::get_if<Coalescing>(&state_);
   return c ? c->coalescer.sample_interval() : Duration::zero();

@@ -84,6 +84,11 @@ class Moderator {
   // True when it had a deadline to cancel.
   bool on_causes_dropped(const napi::Vector& vector);
 
+  // The driver cleaned every frame that counted toward the coalescer (nic.clean-clears-cause):
+  // its frame count and timer start over at the next write-back. True when it had frames
+  // pending (its deadline, if armed, is to be cancelled).
+  bool on_all_cleaned();
+
   // Coalescing with adaptive-rx: the sample-interval timer, zero when there is none.
   Duration sample_interval() const;
   Arm on_sample(napi::Vector& vector, Instant t, std::uint64_t frames_arrived);

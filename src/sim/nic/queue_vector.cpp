@@ -22,6 +22,7 @@ enum Kind : std::uint16_t {
 const NapiOps QueueVector::kNapiOps{
     [](void* self, const Core& core) { return static_cast<QueueVector*>(self)->take(core); },
     [](void* self, Core& core) { return static_cast<QueueVector*>(self)->poll_begin(core); },
+    [](void* self, Core& core) { return static_cast<QueueVector*>(self)->poll_more(core); },
     [](void* self, Core& core) { return static_cast<QueueVector*>(self)->poll_end(core); }};
 
 QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue* rx,
@@ -51,6 +52,8 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
   timer_irq_.owner = this;
   irq_poll_.owner = this;
   poll_in_irq_ = scenario.napi.poll_in_irq;
+  per_descriptor_ = scenario.nic.rx_clean == RxClean::per_descriptor;
+  clears_cause_ = scenario.nic.clean_clears_cause;
   irq_core_ = irq_core.index();
   endpoint_ = world_.engine.bind<&QueueVector::on_event>(*this);
   vector_slot_ = world_.engine.make_slot();
@@ -177,6 +180,9 @@ std::optional<Segment> QueueVector::IrqPoll::start(Core& core) {
 }
 
 std::optional<Segment> QueueVector::IrqPoll::next(Core& core) {
+  if (const auto more = owner->poll_more(core)) {
+    return Segment{*more, ContextKind::hardirq, "irq rx"};
+  }
   owner->poll_end(core);  // a poll that used its weight is left to NET_RX (repoll)
   return std::nullopt;
 }
@@ -216,46 +222,72 @@ std::optional<Segment> QueueVector::TimerIrq::next(Core& core) {
 Scan QueueVector::scan(int budget, Core& core) {
   arrivals_.land(arrivals_.self, world_.now());
   Scan scan;
-  if (tx_) {
-    clean_tx(*tx_, scan);
-    for (TxQueue* more : more_tx_)
-      clean_tx(*more, scan);  // enetc_poll: every Tx ring of the vector, each with its limit
-  }
+  clean_tx_rings(scan);
   ++world_.report.cores[core.index()].polls;
   if (rx_) {
+    const std::size_t first = polled_.size();
     scan.rx = rx_->take(budget, world_.now(), polled_);
     rx_cleaned_ += static_cast<std::uint64_t>(scan.rx);
-    if (TcpHost* tcp = stack_.tcp(); tcp && scan.rx > 0) {
-      const TcpHost::Work work =
-          tcp->plan(polled_, polled_.size() - static_cast<std::size_t>(scan.rx), world_.now(),
-                    core.index(), tcp_planned_);
-      scan.tcp_skbs = work.skbs;
-      scan.acks = work.acks;
-    }
-    if (stack_.forwarding() && !stack_.deferred()) {
-      // polled_ holds this poll's frames only: the last poll's were delivered when it ended.
-      for (std::size_t i = 0; i < polled_.size(); ++i)
-        scan.forwarded += stack_.forwards(polled_[i].flow) ? 1 : 0;
-    }
-    if (scan.rx > 0) trace_ring();
-    if (refill_.mclgeti) {
-      refill_.mclgeti->release(static_cast<std::uint32_t>(scan.rx));  // rxeof's m_cluncount
-      scan.refilled = static_cast<int>(refill_by_mclgeti());
-    } else if (refill_.by_cpu && rx_->unrefilled() >= refill_.batch) {
-      // i40e_alloc_rx_buffers for every cleaned descriptor (done here once per poll, not at the
-      // top of each of its iterations); an allocation that fails ends it (alloc_page_failed).
-      std::uint32_t allocated = rx_->unrefilled();
-      for (std::uint32_t i = 0; refill_.fail_ppm > 0 && i < allocated; ++i) {
-        if (allocation_fails()) {
-          allocated = i;
-          scan.refill_failed = true;
-          break;
-        }
-      }
-      scan.refilled = static_cast<int>(allocated);
-    }
+    finish_rx(scan, first, core);
   }
+  withdraw_cleaned_causes(true);
   return scan;
+}
+
+void QueueVector::clean_tx_rings(Scan& scan) {
+  if (!tx_) return;
+  clean_tx(*tx_, scan);
+  for (TxQueue* more : more_tx_)
+    clean_tx(*more, scan);  // enetc_poll: every Tx ring of the vector, each with its limit
+}
+
+void QueueVector::finish_rx(Scan& scan, std::size_t first, const Core& core) {
+  if (TcpHost* tcp = stack_.tcp(); tcp && scan.rx > 0) {
+    const TcpHost::Work work = tcp->plan(polled_, first, world_.now(), core.index(), tcp_planned_);
+    scan.tcp_skbs = work.skbs;
+    scan.acks = work.acks;
+  }
+  if (stack_.forwarding() && !stack_.deferred()) {
+    // polled_ holds this poll's frames only: the last poll's were delivered when it ended.
+    for (std::size_t i = 0; i < polled_.size(); ++i)
+      scan.forwarded += stack_.forwards(polled_[i].flow) ? 1 : 0;
+  }
+  if (scan.rx > 0) trace_ring();
+  if (refill_.mclgeti) {
+    refill_.mclgeti->release(static_cast<std::uint32_t>(scan.rx));  // rxeof's m_cluncount
+    scan.refilled = static_cast<int>(refill_by_mclgeti());
+  } else if (refill_.by_cpu && rx_->unrefilled() >= refill_.batch) {
+    // i40e_alloc_rx_buffers for every cleaned descriptor (done here once per poll, not at the
+    // top of each of its iterations); an allocation that fails ends it (alloc_page_failed).
+    std::uint32_t allocated = rx_->unrefilled();
+    for (std::uint32_t i = 0; refill_.fail_ppm > 0 && i < allocated; ++i) {
+      if (allocation_fails()) {
+        allocated = i;
+        scan.refill_failed = true;
+        break;
+      }
+    }
+    scan.refilled = static_cast<int>(allocated);
+  }
+}
+
+// enetc_clean_rx_ring writes the ring's IDR bit for every frame it cleans, and
+// enetc_clean_tx_ring the Tx ring's for every completion: what was cleaned raises nothing
+// more. The vector's cause (one for its Rx ring and all its Tx rings) goes when no ring of it
+// holds a written-back descriptor the clean has not taken.
+void QueueVector::withdraw_cleaned_causes(bool rx_done) {
+  if (!clears_cause_) return;
+  bool tx_clean = true;
+  if (tx_) {
+    tx_clean = tx_->written_back() == 0;
+    for (const TxQueue* more : more_tx_)
+      tx_clean = tx_clean && more->written_back() == 0;
+    if (tx_clean && tx_moderator_.on_all_cleaned()) world_.engine.cancel(tx_deadline_slot_);
+  }
+  if (!rx_done) return;
+  const bool rx_clean = !rx_ || rx_->size() == 0;
+  if (rx_ && rx_clean && rx_moderator_.on_all_cleaned()) world_.engine.cancel(deadline_slot_);
+  if (rx_clean && tx_clean) arm_vector(vector_.withdraw_queue_cause(world_.now()));
 }
 
 bool QueueVector::allocation_fails() {
@@ -303,13 +335,18 @@ Duration QueueVector::poll_cost(const Scan& scan, Core& core, bool fixed) {
   Duration cost = fixed ? core.cost(costs_.napi_poll) : Duration::zero();
   cost += core.cost(costs_.rx_packet, scan.rx);
   if (scan.tx > 0) cost += core.cost(costs_.tx_clean, scan.tx);
+  return cost + stack_cost(scan, core, cost);
+}
+
+Duration QueueVector::stack_cost(const Scan& scan, Core& core, Duration before) {
+  Duration cost = Duration::zero();
   if (scan.refilled > 0) {
     cost += core.cost(costs_.rx_refill, scan.refilled);
     // The tail register is written when the driver's part of the poll is done: the buffers are
     // usable from then, while the stack still works on the frames (routing them, below). On
     // OpenBSD this is exact (ixgbe_rxfill ends the handler, ipintr runs after); i40e refills
     // inside its clean loop, earlier still.
-    rx_->refill(static_cast<std::uint32_t>(scan.refilled), world_.now() + cost);
+    rx_->refill(static_cast<std::uint32_t>(scan.refilled), world_.now() + before + cost);
   }
   if (scan.forwarded > 0) cost += core.cost(costs_.forward, scan.forwarded);
   if (scan.tcp_skbs > 0) cost += core.cost(costs_.tcp_skb, scan.tcp_skbs);
@@ -393,8 +430,57 @@ bool QueueVector::take(const Core& core) {
 }
 
 Duration QueueVector::poll_begin(Core& core) {
-  last_scan_ = scan(napi_.softirq_poll_begin(), core);
+  const int budget = napi_.softirq_poll_begin();
+  if (per_descriptor_) return begin_loop(budget, core);
+  last_scan_ = scan(budget, core);
   return poll_cost(last_scan_, core, true);
+}
+
+// The per-descriptor poll's first part: the poll call's fixed part and the Tx rings' cleaning
+// (enetc_poll, i40e_napi_poll and ixgbe_poll clean Tx first).
+Duration QueueVector::begin_loop(int budget, Core& core) {
+  arrivals_.land(arrivals_.self, world_.now());
+  last_scan_ = Scan{};
+  clean_tx_rings(last_scan_);
+  ++world_.report.cores[core.index()].polls;
+  withdraw_cleaned_causes(false);
+  loop_budget_ = budget;
+  loop_first_ = polled_.size();
+  phase_ = LoopPhase::rx;
+  Duration cost = core.cost(costs_.napi_poll);
+  if (last_scan_.tx > 0) cost += core.cost(costs_.tx_clean, last_scan_.tx);
+  return cost;
+}
+
+std::optional<Duration> QueueVector::poll_more(Core& core) {
+  switch (phase_) {
+    case LoopPhase::none:
+      return std::nullopt;
+    case LoopPhase::rx: {
+      // One round of the clean loop: the frames written back by now, each at rx-packet.
+      const int room = loop_budget_ - last_scan_.rx;
+      if (rx_ && room > 0) {
+        arrivals_.land(arrivals_.self, world_.now());
+        const int took = rx_->take(room, world_.now(), polled_);
+        if (took > 0) {
+          last_scan_.rx += took;
+          rx_cleaned_ += static_cast<std::uint64_t>(took);
+          return core.cost(costs_.rx_packet, took);
+        }
+      }
+      // The loop met a descriptor not done (or the budget): the stack's part follows.
+      if (rx_) finish_rx(last_scan_, loop_first_, core);
+      withdraw_cleaned_causes(true);
+      const Duration rest = stack_cost(last_scan_, core, Duration::zero());
+      phase_ = rest > Duration::zero() ? LoopPhase::stack : LoopPhase::none;
+      if (phase_ == LoopPhase::none) return std::nullopt;
+      return rest;
+    }
+    case LoopPhase::stack:
+      phase_ = LoopPhase::none;
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 int QueueVector::poll_end(Core& core) {

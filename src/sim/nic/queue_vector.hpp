@@ -8,7 +8,13 @@
 //
 // Its poll (i40e_napi_poll's shape) cleans Tx completions first, up to their own work limit and
 // not counted against the budget, then Rx frames up to the budget; with Tx completions left over
-// it reports the whole budget, so NAPI polls it again. It is polled two ways: by NET_RX on the
+// it reports the whole budget, so NAPI polls it again. When the poll sees its Rx frames is
+// nic.rx-clean: all at its start, or (per-descriptor) in a loop after its fixed part and its Tx
+// cleaning, round after round, each round taking the frames written back while the one before
+// was worked on, until a round finds none; the stack's work on the frames follows. With
+// nic.clean-clears-cause the clean withdraws the causes of what it cleaned (enetc's per-frame
+// IDR write), so a frame cleaned by a poll does not interrupt again at re-enable. It is polled
+// two ways: by NET_RX on the
 // core whose poll list holds it (NapiOps), and by a thread that busy-polls it
 // (host/busy_poll.hpp), through the same scan / complete steps. With napi.poll-in-irq the
 // interrupt handler runs the poll itself, at hardirq level, and the vector is re-enabled at its
@@ -128,6 +134,9 @@ class QueueVector {
   Scan scan(int budget, Core& core);
   // The CPU time of a poll that took `scan` (the poll call's fixed part with `fixed`).
   Duration poll_cost(const Scan& scan, Core& core, bool fixed);
+  // The CPU time of a poll's part after its clean loop (refill, forwarding, TCP, ACKs); the
+  // refilled buffers are usable once `before` and the refill's own time have passed.
+  Duration stack_cost(const Scan& scan, Core& core, Duration before);
   int polled() const { return static_cast<int>(polled_.size()); }
   // The work a poll reports to NAPI: its Rx frames, or the whole budget when Tx work is left.
   int work(const Scan& scan, int budget) const {
@@ -151,6 +160,9 @@ class QueueVector {
   // ---- NAPI as net_rx_action sees it (NapiOps) ----
   bool take(const Core& core);
   Duration poll_begin(Core& core);
+  // nic.rx-clean = "per-descriptor": the next part of the running poll (the clean loop's next
+  // round, then the stack's work), or none when the poll is done.
+  std::optional<Duration> poll_more(Core& core);
   int poll_end(Core& core);
   NapiRef napi_ref() { return NapiRef{&kNapiOps, this}; }
 
@@ -183,6 +195,13 @@ class QueueVector {
   void deliver_polled(Core& core);
   bool allocation_fails();
   void clean_tx(TxQueue& queue, Scan& scan);
+  void clean_tx_rings(Scan& scan);
+  // After the Rx frames were taken: TCP's plan, forwarding, refill, the ring's trace.
+  void finish_rx(Scan& scan, std::size_t first, const Core& core);
+  // nic.clean-clears-cause: the moderators' and the vector's causes of what was cleaned. With
+  // `rx_done` false only the Tx side (its rings were just cleaned, the Rx loop is to come).
+  void withdraw_cleaned_causes(bool rx_done);
+  Duration begin_loop(int budget, Core& core);
   std::uint32_t refill_by_mclgeti();
   void retry_refill();
   void trace_ring();
@@ -226,6 +245,13 @@ class QueueVector {
   TimerIrq timer_irq_{};
   IrqPoll irq_poll_{};
   bool poll_in_irq_ = false;
+  bool per_descriptor_ = false;  // nic.rx-clean = "per-descriptor"
+  bool clears_cause_ = false;    // nic.clean-clears-cause
+  // The per-descriptor poll's progress: its Rx rounds, then the stack's part.
+  enum class LoopPhase : std::uint8_t { none, rx, stack };
+  LoopPhase phase_ = LoopPhase::none;
+  int loop_budget_ = 0;
+  std::size_t loop_first_ = 0;  // polled_'s first frame of this poll
 
   EndpointId endpoint_{};
   SlotId vector_slot_{}, deadline_slot_{}, tx_deadline_slot_{}, timer_slot_{}, refill_slot_{};

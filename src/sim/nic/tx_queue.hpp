@@ -59,6 +59,8 @@ class TxQueue {
     std::uint32_t bytes = 0;   // their frame bytes
     bool finished = true;      // no written-back completion left behind (the work limit)
   };
+  // Completions written back and not cleaned yet.
+  std::size_t written_back() const { return written_back_; }
   // Cleans up to kTxCleanLimit written-back completions now (the poll's Tx part).
   Cleaned clean();
 
