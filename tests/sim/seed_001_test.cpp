@@ -8,6 +8,8 @@
 //   case 1 before   92k, 50-60 %                121.9k, 82 %: every ACK's completion interrupts
 //   case 1 DIM      35k, just under 50 %        20.6k, 27 %: the direction holds, the ratios miss
 //   case 2 DIM      3.5k + 3.5k, 15 %           no change: net_dim never leaves 1-8 us here
+//   case 3 before   ~100k, ~80 %                110.9k, 87 %: within 11 % and 9 %
+//   case 3 DIM      ~10k, 60 %                  11.9k, 49 %: interrupts hold, CPU 18 % low
 // The misses are pinned below as findings, so a model change that moves them shows up.
 #include <gtest/gtest.h>
 
@@ -71,6 +73,73 @@ TEST(seed_001, every_case_runs_at_line_rate) {
     EXPECT_NEAR(kpps(r), kLineRateKpps, 0.005 * kLineRateKpps) << name;
     EXPECT_EQ(r.drops.total(), 0u) << name;
   }
+}
+
+double goodput_mbps(std::uint64_t bytes, const RunReport& r) {
+  return static_cast<double>(bytes) * 8 / 1e6 / seconds(r);
+}
+
+TEST(seed_001, case3_runs_both_ways_near_line_rate_with_its_ping_answered) {
+  for (const char* name : {"001-case3-before.toml", "001-case3-dim.toml"}) {
+    const RunReport r = run_shipped(name);
+    ASSERT_TRUE(r.tcp) << name;
+    ASSERT_TRUE(r.ping) << name;
+    // In: 941.5 Mbit/s of goodput at 1 Gbit/s. Out: less by the wire the ACKs of the four
+    // incoming flows and the echo replies take on the board's side (~3 %).
+    EXPECT_GT(goodput_mbps(r.tcp->received_bytes, r), 0.995 * 941.5) << name;
+    EXPECT_GT(goodput_mbps(r.tcp->sent_bytes, r), 0.96 * 941.5) << name;
+    EXPECT_EQ(r.drops.total(), 0u) << name;
+    EXPECT_EQ(r.ping->lost, 0u) << name;
+    EXPECT_GE(r.ping->rtt.count() + 1, r.ping->sent) << name;
+  }
+}
+
+TEST(seed_001, case3_before_and_dim_interrupts_and_cpu_against_the_seed) {
+  const RunReport before = run_shipped("001-case3-before.toml");
+  const RunReport dim = run_shipped("001-case3-dim.toml");
+  // Predictions. The direction of both changes holds.
+  EXPECT_LT(kirq_total(dim), kirq_total(before));
+  EXPECT_LT(cpu_percent(dim), cpu_percent(before));
+  // Interrupts: seed ~100k and ~10k, a ratio of ~0.1; the model 110.9k and 11.9k (0.108).
+  expect_within(kirq_total(before), 100, 0.15, "case 3 before, k intr/s");
+  expect_within(kirq_total(dim), 10, 0.25, "case 3 DIM, k intr/s");
+  expect_within(kirq_total(dim) / kirq_total(before), 0.1, 0.15, "case 3 interrupt ratio");
+  // CPU before: seed ~80 % (spikes to 90 %); the model 87 %: CPU 0 is saturated (every frame,
+  // the ACKs for the board's senders included, lands on Rx ring 0), CPU 1 runs netperf.
+  expect_within(cpu_percent(before), 80, 0.12, "case 3 before, CPU %");
+  EXPECT_GT(before.cpu.busy(0), before.sim_time * 99 / 100);
+}
+
+TEST(seed_001, case3_dim_finding_cpu_falls_further_than_the_seeds) {
+  const RunReport before = run_shipped("001-case3-before.toml");
+  const RunReport dim = run_shipped("001-case3-dim.toml");
+  // The seed: 60 % after ~80 %, a ratio of ~0.75. The model: 49 % after 87 %, 0.57 (within the
+  // 30 % band of a prediction, but low). A finding (docs/seeds.md): once net_dim batches, the
+  // model's costs per interrupt and per poll vanish and what is left is per frame and per skb;
+  // what the seed kept is not established (candidates: the CPU cost of patch v1's DIM work items
+  // on the system workqueue, which the model does not charge; netperf's own accounting).
+  const double ratio = cpu_percent(dim) / cpu_percent(before);
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 0.62);
+  EXPECT_LT(cpu_percent(dim), 60 * 0.85);
+}
+
+TEST(seed_001, case3_ping_is_not_hurt_by_dim) {
+  const RunReport before = run_shipped("001-case3-before.toml");
+  const RunReport dim = run_shipped("001-case3-dim.toml");
+  ASSERT_TRUE(before.ping && dim.ping);
+  // The seed: "the ping test outcome was not impacted". The model: the median and the 99th
+  // percentile move by less than 10 %. Their absolute value (~3.3 ms) is the board's standing Tx
+  // queue: the sending connections' data queued in front of the echo reply on the one wire.
+  const auto p50 = [](const RunReport& r) {
+    return static_cast<double>(r.ping->rtt.percentile(50'000));
+  };
+  const auto p99 = [](const RunReport& r) {
+    return static_cast<double>(r.ping->rtt.percentile(99'000));
+  };
+  EXPECT_NEAR(p50(dim), p50(before), 0.1 * p50(before));
+  EXPECT_NEAR(p99(dim), p99(before), 0.1 * p99(before));
+  EXPECT_GT(p50(before), 2e6);  // the standing queue, pinned: a model change that moves it shows
 }
 
 TEST(seed_001, case2_before_one_interrupt_per_frame_on_cpu0_and_per_ack_on_cpu1) {
