@@ -15,10 +15,13 @@
 //     1/tcp_tso_win_divisor (3, tcp_sk_init) of the window, the skb waits for more room.
 // Left out, and said so: congestion control (the peer's window is the only limit, as for a flow
 // past slow start on a clean link), Nagle and partial segments (data goes out in whole segments;
-// the rest waits for the next write), the deferral's "the next ACK comes too late" exit (half an
-// RTT), pacing, TCP Small Queues (tcp_limit_output_bytes = 1 MiB and ~1 ms of the pacing rate are
-// more than the window here, so it would never bind), SACK and the retransmission timers (a
-// segment lost on the host's Tx path is sent again with the next skb).
+// the rest waits for the next write), the deferral's exits when the next ACK would come late
+// (the oldest unacknowledged skb younger than half an RTT) or the last transmission is over 1 ms
+// old (neither holds in a window-limited stream), tcp_tso_autosize's ~1 ms of the pacing rate as
+// the skb's size (at 1 Gbit/s shared by a few flows it is 20 segments or more, and the third of a
+// 64 KiB window binds first), pacing, TCP Small Queues (tcp_limit_output_bytes = 1 MiB and ~1 ms of
+// the pacing rate are more than the window here, so it would never bind), SACK and the
+// retransmission timers (a segment lost on the host's Tx path is sent again with the next skb).
 #pragma once
 
 #include <algorithm>
