@@ -85,7 +85,7 @@ void TcpHost::ack(SendConnection& c, const Packet& frame, std::uint32_t core) {
     }
   }
   transmit(c, core);
-  if (c.writer_blocked && c.sender.writable()) {
+  if (c.writer_blocked && c.wake_writer && c.sender.writable()) {
     c.writer_blocked = false;
     c.wake_writer(c.writer);
   }
