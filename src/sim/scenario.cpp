@@ -488,6 +488,10 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
       return fail({prefix + "rate", kind + " sends one echo request per 1/rate s (ping -i); "
                                            "allowed: 1 request/s or more"});
     }
+    if (t.kind == TrafficKind::ping && t.jitter != default_scenario().traffic.jitter) {
+      return fail({prefix + "jitter", kind + " sends at exact intervals (ping -i's timer); "
+                                             "allowed: the default"});
+    }
     if (t.steering == Steering::queue && t.queue >= s.nic.queues) {
       return fail({prefix + "queue", std::to_string(t.queue) + " is not a queue; allowed: 0 to " +
                                          std::to_string(s.nic.queues - 1) +

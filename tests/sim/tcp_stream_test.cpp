@@ -230,6 +230,9 @@ TEST(tcp_stream, its_keys_are_checked) {
             "(ping -i); allowed: 1 request/s or more");
   EXPECT_NE(load_error(stream(kStreamFlow), {"traffic.rate=1000"}).find("traffic.rate"),
             std::string::npos);
+  EXPECT_NE(load_error(stream(), {"traffic.kind=ping", "traffic.rate=100", "traffic.jitter=1us"})
+                .find("traffic.jitter: traffic.kind = \"ping\" sends at exact intervals"),
+            std::string::npos);
 }
 
 }  // namespace
