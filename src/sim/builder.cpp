@@ -334,13 +334,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
 
   // The peers: a client per ping-pong entry, a TCP sender or receiver per TCP entry, ping, a
   // generator per stream entry on the port's wire. The peer's bulk senders share one queue on
-  // its side of the wire; its ACKs (tcp-stream) and echo requests do not wait behind that queue
-  // but only behind each other: the peer is a Linux box whose fq_codel qdisc (the default of
-  // systemd-based distributions, net.core.default_qdisc) serves sparse flows first. That the
-  // bulk frames are not delayed by them overstates the wire by their share (ACKs: 90 of every
-  // 2 x 1538 bytes, 3 %).
+  // its side of the wire; its ACKs (tcp-stream) and echo requests go ahead of it (FarWire).
   host.far_wire.emplace(host.port->link());
-  host.far_sparse_wire.emplace(host.port->link());
   std::uint32_t next_ack_flow = 0;
   next_stream_ack = tuples + tcp_connections;
   const StreamWriterCosts writer_costs{cpu.syscall, cpu.app_message, cpu.copy_kb, cpu.wakeup,
@@ -354,7 +349,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       std::vector<TcpPath*> paths;
       for (std::uint32_t i = 0; i < t.flows; ++i)
         paths.push_back(&host.tcp_paths.emplace_back(kTcpAcksInFlight));
-      TcpBulkSender& sender = host.tcp_senders.emplace_back(world, *host.port, *host.far_wire,
+      TcpBulkSender& sender = host.tcp_senders.emplace_back(world, *host.port, host.far_wire->bulk,
                                                             first_tuple[e], paths, t.mss, t.window);
       TcpReceiver::Config config;
       config.rcv_mss = t.mss;
@@ -374,8 +369,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
         paths.push_back(&host.tcp_return_paths.emplace_back(kTcpAcksInFlight));
       TcpReceiver::Config receiver;
       receiver.rcv_mss = t.mss;
-      TcpBulkReceiver& far = host.tcp_receivers.emplace_back(
-          world, *host.port, *host.far_sparse_wire, next_stream_ack, paths, receiver);
+      TcpBulkReceiver& far = host.tcp_receivers.emplace_back(world, *host.port, *host.far_wire,
+                                                             next_stream_ack, paths, receiver);
       TcpSender::Config sender;
       sender.mss = t.mss;
       sender.window = t.window;
@@ -393,7 +388,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     }
     if (t.kind == TrafficKind::ping) {
       if (!report.ping) report.ping.emplace();
-      PingSender& ping = host.ping_senders.emplace_back(world, *host.port, *host.far_sparse_wire,
+      PingSender& ping = host.ping_senders.emplace_back(world, *host.port, *host.far_wire,
                                                         first_tuple[e], t.flows, t.size, t.rate);
       for (std::uint32_t i = 0; i < t.flows; ++i)
         host.peers[first_tuple[e] + i] = ping.endpoint();

@@ -23,6 +23,7 @@
 #include "sim/far/ping.hpp"
 #include "sim/far/tcp_sender.hpp"
 #include "sim/far/tcp_sink.hpp"
+#include "sim/far/wire.hpp"
 #include "sim/host/mclgeti.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
@@ -55,11 +56,8 @@ struct Host {
   std::deque<TcpPath> tcp_paths;  // by connection
   std::deque<TcpReturnPath> tcp_return_paths;  // by connection the host sends on
   std::deque<SoftirqTx> softirq_tx;            // by core (a tcp-stream or ping flow)
-  // The peer's side of port 0's link: its bulk senders' frames queue there one after the other;
-  // its ACKs and echo requests take far_sparse_wire, ahead of that queue (see build()).
-  std::optional<Link> far_wire;
-  std::optional<Link> far_sparse_wire;
-  std::optional<Mclgeti> mclgeti;  // nic.refill = "mclgeti"
+  std::optional<FarWire> far_wire;             // the peer's side of port 0's link
+  std::optional<Mclgeti> mclgeti;              // nic.refill = "mclgeti"
   std::deque<Socket> sockets;
   std::deque<RxQueue> rx_queues;
   std::deque<QueueVector> queue_vectors;  // by queue

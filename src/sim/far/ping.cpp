@@ -3,7 +3,7 @@
 
 namespace irqmod::sim {
 
-PingSender::PingSender(World& world, Port& port, Link& wire, std::uint32_t first_tuple,
+PingSender::PingSender(World& world, Port& port, FarWire& wire, std::uint32_t first_tuple,
                        std::uint32_t tuples, std::uint32_t frame_bytes, std::uint64_t rate)
     : world_(world),
       port_(port),
@@ -36,7 +36,7 @@ PeerEndpoint PingSender::endpoint() {
 // The interval's timer: one request now, the next one an interval later.
 void PingSender::on_event(const Event&) {
   const std::int64_t now_ns = ns_since_epoch(world_.now());
-  const std::int64_t arrival_ns = wire_.transmit(now_ns * 1000, frame_bytes_) / 1000;
+  const std::int64_t arrival_ns = wire_.send_sparse(now_ns * 1000, frame_bytes_) / 1000;
   if (in_flight_.full()) in_flight_.pop();  // the oldest was lost long ago
   in_flight_.push(Sent{arrival_ns, now_ns});
   port_.inject(Packet{arrival_ns, frame_bytes_, first_tuple_ + next_tuple_});

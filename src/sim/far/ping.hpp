@@ -1,14 +1,14 @@
 // ping on the far side: ICMP echo requests at a fixed interval (ping -i), whatever the replies do,
-// on the peer's side of the wire (shared with the peer's other senders); the host's stack answers
+// on the peer's side of the wire (a sparse flow: FarWire); the host's stack answers
 // each in its receive softirq (icmp_echo). It records each round trip as ping prints it: from
 // the request's send to the reply's last bit back, in PingReport.
 #pragma once
 
 #include <cstdint>
 
-#include "irqmod/sim/link.hpp"
 #include "irqmod/sim/ring.hpp"
 #include "sim/far/peer.hpp"
+#include "sim/far/wire.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"
 
@@ -18,8 +18,8 @@ class PingSender {
  public:
   // `rate` requests per second of `frame_bytes` each, taking the 4-tuples first_tuple .. +
   // tuples - 1 in turn; the first at time 0.
-  PingSender(World& world, Port& port, Link& wire, std::uint32_t first_tuple, std::uint32_t tuples,
-             std::uint32_t frame_bytes, std::uint64_t rate);
+  PingSender(World& world, Port& port, FarWire& wire, std::uint32_t first_tuple,
+             std::uint32_t tuples, std::uint32_t frame_bytes, std::uint64_t rate);
   PingSender(const PingSender&) = delete;
   PingSender& operator=(const PingSender&) = delete;
 
@@ -36,7 +36,7 @@ class PingSender {
 
   World& world_;
   Port& port_;
-  Link& wire_;
+  FarWire& wire_;
   std::uint32_t first_tuple_;
   std::uint32_t tuples_;
   std::uint32_t next_tuple_ = 0;

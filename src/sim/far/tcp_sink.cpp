@@ -5,8 +5,9 @@
 
 namespace irqmod::sim {
 
-TcpBulkReceiver::TcpBulkReceiver(World& world, Port& port, Link& wire, std::uint32_t first_ack_flow,
-                                 std::vector<TcpReturnPath*> paths, TcpReceiver::Config config)
+TcpBulkReceiver::TcpBulkReceiver(World& world, Port& port, FarWire& wire,
+                                 std::uint32_t first_ack_flow, std::vector<TcpReturnPath*> paths,
+                                 TcpReceiver::Config config)
     : world_(world), port_(port), wire_(wire), mss_(config.rcv_mss) {
   endpoint_ = world_.engine.bind<&TcpBulkReceiver::on_event>(*this);
   for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -47,7 +48,7 @@ void TcpBulkReceiver::send_ack(Connection& c, std::int64_t at_ns) {
   const std::uint64_t acked = c.receiver.rcv_nxt();
   c.receiver.on_ack_sent();
   world_.engine.cancel(c.delack);
-  const std::int64_t arrival_ns = wire_.transmit(at_ns * 1000, kTcpFrameOverhead) / 1000;
+  const std::int64_t arrival_ns = wire_.send_sparse(at_ns * 1000, kTcpFrameOverhead) / 1000;
   [[maybe_unused]] const bool kept = c.path->acks.push(TcpReturnPath::Stamp{arrival_ns, acked});
   assert(kept && "more ACKs in flight than the return path holds");
   port_.inject(Packet{arrival_ns, kTcpFrameOverhead, c.ack_flow});

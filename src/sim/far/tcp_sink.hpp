@@ -1,8 +1,8 @@
 // The far end of netperf's TCP_STREAM (the host sends): netserver's receiving connections, on a
 // Linux box. Each data frame is one skb there (the peer's own NIC and GRO are not modelled) and
 // TcpReceiver decides the ACK: at once for every second full segment (or a quick-ACK), else by the
-// 40 ms delayed-ACK timer. An ACK is a 70-byte frame on the peer's side of the wire (shared with
-// the peer's other senders), reaching the host's port like any frame; its value goes on the
+// 40 ms delayed-ACK timer. An ACK is a 70-byte frame on the peer's side of the wire (a sparse
+// flow: FarWire), reaching the host's port like any frame; its value goes on the
 // connection's return path. The far end reads everything at once: its window never closes.
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <deque>
 #include <vector>
 
-#include "irqmod/sim/link.hpp"
 #include "sim/far/peer.hpp"
+#include "sim/far/wire.hpp"
 #include "sim/net/tcp_path.hpp"
 #include "sim/net/tcp_receiver.hpp"
 #include "sim/nic/port.hpp"
@@ -23,7 +23,7 @@ class TcpBulkReceiver {
  public:
   // Connection i acknowledges on flow first_ack_flow + i, whose values go on paths[i]; its data
   // frames reach it through data_endpoint(i).
-  TcpBulkReceiver(World& world, Port& port, Link& wire, std::uint32_t first_ack_flow,
+  TcpBulkReceiver(World& world, Port& port, FarWire& wire, std::uint32_t first_ack_flow,
                   std::vector<TcpReturnPath*> paths, TcpReceiver::Config config);
   TcpBulkReceiver(const TcpBulkReceiver&) = delete;
   TcpBulkReceiver& operator=(const TcpBulkReceiver&) = delete;
@@ -50,7 +50,7 @@ class TcpBulkReceiver {
 
   World& world_;
   Port& port_;
-  Link& wire_;
+  FarWire& wire_;
   std::deque<Connection> connections_;
   std::uint32_t mss_;
   EndpointId endpoint_{};
