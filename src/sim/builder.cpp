@@ -87,6 +87,8 @@ Expected<Generator> make_generator(const TrafficSection& t, const Link& link,
     }
     case TrafficKind::ping_pong:
     case TrafficKind::tcp_maerts:
+    case TrafficKind::tcp_stream:
+    case TrafficKind::ping:
       break;
   }
   return Error{key_prefix + "kind", "not a generator"};
@@ -152,17 +154,33 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     first_tuple[e] = tuples;
     tuples += s.flow(e).flows;
   }
-  // TCP connections add a flow each for their ACKs, numbered after the tuples.
+  // TCP connections add a flow each for their ACKs, numbered after the tuples: those the host
+  // sends (tcp-maerts), then those it receives (tcp-stream).
   std::uint32_t tcp_connections = 0;
+  std::uint32_t stream_connections = 0;
+  bool softirq_tx = false;  // a flow whose frames the stack sends from softirq context
   for (std::size_t e = 0; e < s.flow_count(); ++e) {
-    if (s.flow(e).kind == TrafficKind::tcp_maerts) tcp_connections += s.flow(e).flows;
+    const TrafficKind kind = s.flow(e).kind;
+    if (kind == TrafficKind::tcp_maerts) tcp_connections += s.flow(e).flows;
+    if (kind == TrafficKind::tcp_stream) stream_connections += s.flow(e).flows;
+    softirq_tx = softirq_tx || kind == TrafficKind::tcp_stream || kind == TrafficKind::ping;
   }
-  host.peers.resize(tuples + tcp_connections);
-  host.stack.emplace(world, host.peers, tuples, cpu.cores);
-  if (tcp_connections > 0) {
-    host.tcp.emplace(world, *host.stack, tuples);
+  const std::uint32_t flows = tuples + tcp_connections + stream_connections;
+  host.peers.resize(flows);
+  host.stack.emplace(world, host.peers, flows, cpu.cores);
+  if (tcp_connections + stream_connections > 0) {
+    host.tcp.emplace(world, *host.stack, flows);
     host.stack->set_tcp(&*host.tcp);
   }
+  if (softirq_tx) {
+    std::vector<SoftirqTx*> by_core;
+    for (Core& core : host.cores) {
+      by_core.push_back(&host.softirq_tx.emplace_back(
+          world, core, *host.stack, SoftirqTxCosts{cpu.tx_packet, cpu.gso_segment}));
+    }
+    host.stack->set_softirq_tx(std::move(by_core));
+  }
+  if (stream_connections > 0) report.tcp.emplace();
   if (s.napi.rx_backlog) {
     std::vector<Backlog*> backlogs;
     for (NetRx& n : host.net_rx) {
@@ -187,7 +205,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   Rng key_rng(s.scenario.seed, stream::kRssKey);
   const RssKey key = random_rss_key(key_rng);
   const IndirectionTable table(nic.rss_table, nic.queues);
-  std::vector<std::uint16_t> queue_of_tuple(tuples);
+  std::vector<std::uint16_t> queue_of_tuple(flows);
+  std::uint32_t next_stream_ack = tuples + tcp_connections;
   for (std::size_t e = 0; e < s.flow_count(); ++e) {
     const TrafficSection& t = s.flow(e);
     for (std::uint32_t i = 0; i < t.flows; ++i) {
@@ -195,7 +214,15 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       const std::uint32_t hash = rss_hash_4tuple(key, benchmark_flow(tuple));
       queue_of_tuple[tuple] = static_cast<std::uint16_t>(
           t.steering == Steering::queue ? t.queue : table.queue_of(hash));
-      if (t.forward) {
+      if (t.kind == TrafficKind::tcp_stream) {
+        // The connection's ACKs come in on its own 4-tuple: the same Rx queue.
+        const std::uint32_t ack_flow = next_stream_ack++;
+        queue_of_tuple[ack_flow] = queue_of_tuple[tuple];
+        host.stack->bind_stack(ack_flow, false, hash);
+      }
+      if (t.kind == TrafficKind::ping) {
+        host.stack->bind_stack(tuple, true, hash);
+      } else if (t.forward) {
         host.stack->bind_forward(tuple, hash);
       } else {
         host.stack->bind(tuple, host.sockets[t.thread], t.deliver_to == DeliverTo::incoming_cpu,
@@ -305,9 +332,14 @@ std::optional<Error> build(const Scenario& s, Host& host) {
                                    *host.stack, host.peers, wait, busy, app_costs);
   }
 
-  // The peers: a client per ping-pong entry, a TCP sender per TCP entry, a generator per stream
-  // entry on the port's wire.
+  // The peers: a client per ping-pong entry, a TCP sender or receiver per TCP entry, ping, a
+  // generator per stream entry on the port's wire. The peer's bulk senders share one queue on
+  // its side of the wire; its ACKs (tcp-stream) and echo requests go ahead of it (FarWire).
+  host.far_wire.emplace(host.port->link());
   std::uint32_t next_ack_flow = 0;
+  next_stream_ack = tuples + tcp_connections;
+  const StreamWriterCosts writer_costs{cpu.syscall, cpu.app_message, cpu.copy_kb, cpu.wakeup,
+                                       cpu.context_switch};
   for (std::size_t e = 0; e < s.flow_count(); ++e) {
     const TrafficSection& t = s.flow(e);
     PeerEndpoint peer;
@@ -317,8 +349,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       std::vector<TcpPath*> paths;
       for (std::uint32_t i = 0; i < t.flows; ++i)
         paths.push_back(&host.tcp_paths.emplace_back(kTcpAcksInFlight));
-      TcpBulkSender& sender =
-          host.tcp_senders.emplace_back(world, *host.port, first_tuple[e], paths, t.mss, t.window);
+      TcpBulkSender& sender = host.tcp_senders.emplace_back(world, *host.port, host.far_wire->bulk,
+                                                            first_tuple[e], paths, t.mss, t.window);
       TcpReceiver::Config config;
       config.rcv_mss = t.mss;
       for (std::uint32_t i = 0; i < t.flows; ++i) {
@@ -328,6 +360,38 @@ std::optional<Error> build(const Scenario& s, Host& host) {
         host.peers[ack_flow] = sender.ack_endpoint(i);
       }
       host.applications[t.thread].set_stream(cpu.copy_kb);
+      continue;
+    }
+    if (t.kind == TrafficKind::tcp_stream) {
+      // netserver's connections on the far side; netperf's writers on traffic.thread's core.
+      std::vector<TcpReturnPath*> paths;
+      for (std::uint32_t i = 0; i < t.flows; ++i)
+        paths.push_back(&host.tcp_return_paths.emplace_back(kTcpAcksInFlight));
+      TcpReceiver::Config receiver;
+      receiver.rcv_mss = t.mss;
+      TcpBulkReceiver& far = host.tcp_receivers.emplace_back(world, *host.port, *host.far_wire,
+                                                             next_stream_ack, paths, receiver);
+      TcpSender::Config sender;
+      sender.mss = t.mss;
+      sender.window = t.window;
+      sender.send_buffer = t.sndbuf != 0 ? t.sndbuf : 2 * t.window;
+      for (std::uint32_t i = 0; i < t.flows; ++i) {
+        const std::uint32_t ack_flow = next_stream_ack++;
+        const std::uint32_t n =
+            host.tcp->add_sender(first_tuple[e] + i, ack_flow, *paths[i], sender);
+        host.peers[first_tuple[e] + i] = far.data_endpoint(i);
+        host.peers[ack_flow] = TcpBulkReceiver::ack_endpoint();
+        host.stream_writers.emplace_back(host.cores[thread_core[t.thread]], *host.tcp, n,
+                                         t.send_len, writer_costs);
+      }
+      continue;
+    }
+    if (t.kind == TrafficKind::ping) {
+      if (!report.ping) report.ping.emplace();
+      PingSender& ping = host.ping_senders.emplace_back(world, *host.port, *host.far_wire,
+                                                        first_tuple[e], t.flows, t.size, t.rate);
+      for (std::uint32_t i = 0; i < t.flows; ++i)
+        host.peers[first_tuple[e] + i] = ping.endpoint();
       continue;
     }
     if (t.kind == TrafficKind::ping_pong) {
@@ -355,6 +419,10 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     client.start();
   for (TcpBulkSender& sender : host.tcp_senders)
     sender.start();
+  for (PingSender& ping : host.ping_senders)
+    ping.start();
+  for (StreamWriter& writer : host.stream_writers)
+    writer.begin();
   return std::nullopt;
 }
 

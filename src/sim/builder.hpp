@@ -15,11 +15,15 @@
 #include "irqmod/error.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/app/server.hpp"
+#include "sim/app/stream_writer.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/net_rx.hpp"
 #include "sim/far/clients.hpp"
 #include "sim/far/peer.hpp"
+#include "sim/far/ping.hpp"
 #include "sim/far/tcp_sender.hpp"
+#include "sim/far/tcp_sink.hpp"
+#include "sim/far/wire.hpp"
 #include "sim/host/mclgeti.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
@@ -48,9 +52,12 @@ struct Host {
   std::optional<Port> egress;  // nic.ports = 2: port 1, which only transmits forwarded frames
   Peers peers;                 // by flow
   std::optional<Stack> stack;
-  std::optional<TcpHost> tcp;      // TCP connections' receive side (traffic.kind = "tcp-maerts")
-  std::deque<TcpPath> tcp_paths;   // by connection
-  std::optional<Mclgeti> mclgeti;  // nic.refill = "mclgeti"
+  std::optional<TcpHost> tcp;     // TCP connections' receive side (traffic.kind = "tcp-maerts")
+  std::deque<TcpPath> tcp_paths;  // by connection
+  std::deque<TcpReturnPath> tcp_return_paths;  // by connection the host sends on
+  std::deque<SoftirqTx> softirq_tx;            // by core (a tcp-stream or ping flow)
+  std::optional<FarWire> far_wire;             // the peer's side of port 0's link
+  std::optional<Mclgeti> mclgeti;              // nic.refill = "mclgeti"
   std::deque<Socket> sockets;
   std::deque<RxQueue> rx_queues;
   std::deque<QueueVector> queue_vectors;  // by queue
@@ -64,6 +71,9 @@ struct Host {
   std::deque<RequestSender> request_senders;
   std::deque<ForwardReceiver> forward_receivers;
   std::deque<TcpBulkSender> tcp_senders;
+  std::deque<TcpBulkReceiver> tcp_receivers;
+  std::deque<StreamWriter> stream_writers;
+  std::deque<PingSender> ping_senders;
 
   // Frames entered, delivered, dropped and in flight: the conservation check.
   Conservation books() const;

@@ -108,6 +108,14 @@ void subtract_warmup(RunReport& r, const RunReport& w) {
     r.cores[c].interrupts -= w.cores[c].interrupts;
     r.cores[c].polls -= w.cores[c].polls;
   }
+  if (r.tcp && w.tcp) {
+    r.tcp->received_bytes -= w.tcp->received_bytes;
+    r.tcp->sent_bytes -= w.tcp->sent_bytes;
+  }
+  if (r.ping && w.ping) {
+    r.ping->sent -= w.ping->sent;
+    r.ping->lost -= w.ping->lost;
+  }
   if (r.mclgeti && w.mclgeti) {
     r.mclgeti->livelocks -= w.mclgeti->livelocks;
     r.mclgeti->cwm_area -= w.mclgeti->cwm_area;
@@ -270,6 +278,23 @@ void write_text(std::ostream& out, const RunReport& r) {
   const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
   out << "throughput: " << (pps ? printf_string("%.0f", *pps) : "n/a") << " pps, "
       << (bps ? printf_string("%.0f", *bps) : "n/a") << " bit/s\n";
+  if (r.tcp) {
+    const auto in = per_second(r.tcp->received_bytes * 8, r.sim_time);
+    const auto out_bps = per_second(r.tcp->sent_bytes * 8, r.sim_time);
+    out << "tcp goodput: in " << (in ? printf_string("%.0f", *in) : "n/a") << " bit/s, out "
+        << (out_bps ? printf_string("%.0f", *out_bps) : "n/a") << " bit/s\n";
+  }
+  if (r.ping) {
+    const LatencyHistogram& h = r.ping->rtt;
+    out << "ping: " << r.ping->sent << " sent, " << h.count() << " answered, " << r.ping->lost
+        << " lost";
+    if (h.count() > 0) {
+      out << "; rtt min " << format_usec(h.min()) << " p50 " << format_usec(h.percentile(50'000))
+          << " p99 " << format_usec(h.percentile(99'000)) << " max " << format_usec(h.max())
+          << " us";
+    }
+    out << "\n";
+  }
   out << "drops: " << r.drops.total();
   for (std::size_t d = 0; d < kNumDropReasons; ++d) {
     const auto reason = static_cast<DropReason>(d);
@@ -354,6 +379,26 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("rate", r.search->rate);
     json.field("lost_rate", r.search->lost_rate);
     json.field("trials", static_cast<std::uint64_t>(r.search->trials));
+    json.end_object();
+  }
+  if (r.tcp) {
+    json.key("tcp");
+    json.begin_object();
+    json.field("received_bytes", r.tcp->received_bytes);
+    json.field("sent_bytes", r.tcp->sent_bytes);
+    json.end_object();
+  }
+  if (r.ping) {
+    const LatencyHistogram& rtt = r.ping->rtt;
+    json.key("ping");
+    json.begin_object();
+    json.field("sent", r.ping->sent);
+    json.field("answered", rtt.count());
+    json.field("lost", r.ping->lost);
+    json.field("rtt_min_ns", rtt.min());
+    json.field("rtt_p50_ns", rtt.percentile(50'000));
+    json.field("rtt_p99_ns", rtt.percentile(99'000));
+    json.field("rtt_max_ns", rtt.max());
     json.end_object();
   }
   if (r.mclgeti) {

@@ -484,13 +484,22 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
         t.rate == 0) {
       return fail({prefix + "rate", kind + " needs an average rate; allowed: 1 frame/s or more"});
     }
+    if (t.kind == TrafficKind::ping && t.rate == 0) {
+      return fail({prefix + "rate", kind + " sends one echo request per 1/rate s (ping -i); "
+                                           "allowed: 1 request/s or more"});
+    }
+    if (t.kind == TrafficKind::ping && t.jitter != default_scenario().traffic.jitter) {
+      return fail({prefix + "jitter", kind + " sends at exact intervals (ping -i's timer); "
+                                             "allowed: the default"});
+    }
     if (t.steering == Steering::queue && t.queue >= s.nic.queues) {
       return fail({prefix + "queue", std::to_string(t.queue) + " is not a queue; allowed: 0 to " +
                                          std::to_string(s.nic.queues - 1) +
                                          " (nic.queues = " + std::to_string(s.nic.queues) + ")"});
     }
     const TrafficSection plain = default_scenario().traffic;
-    if (t.kind == TrafficKind::tcp_maerts) {
+    const bool tcp = t.kind == TrafficKind::tcp_maerts || t.kind == TrafficKind::tcp_stream;
+    if (tcp) {
       const char* key = t.rate != plain.rate       ? "rate"
                         : t.size != plain.size     ? "size"
                         : t.jitter != plain.jitter ? "jitter"
@@ -508,7 +517,24 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
     } else if (t.mss != plain.mss || t.window != plain.window) {
       return fail({prefix + (t.mss != plain.mss ? "mss" : "window"),
                    "only a TCP flow has segments and a window; allowed: the default, or "
-                   "traffic.kind = \"tcp-maerts\""});
+                   "traffic.kind = \"tcp-maerts\" or \"tcp-stream\""});
+    }
+    if (t.kind == TrafficKind::tcp_stream) {
+      if (t.sndbuf != 0 && t.sndbuf < t.mss) {
+        return fail({prefix + "send-buffer",
+                     std::to_string(t.sndbuf) +
+                         " bytes is less than one segment; allowed: 0 (twice traffic.window) or " +
+                         std::to_string(t.mss) + " (traffic.mss) or more"});
+      }
+    } else if (t.sndbuf != plain.sndbuf || t.send_len != plain.send_len) {
+      return fail({prefix + (t.sndbuf != plain.sndbuf ? "send-buffer" : "send-size"),
+                   "only the host's TCP sender has a send buffer and send calls; allowed: the "
+                   "default, or traffic.kind = \"tcp-stream\""});
+    }
+    if ((t.kind == TrafficKind::tcp_stream || t.kind == TrafficKind::ping) &&
+        !s.nic.tx_interrupts) {
+      return fail({prefix + "kind", kind + " is modelled with the Tx path's completions; "
+                                           "allowed: with nic.tx-interrupts = true"});
     }
     const std::uint32_t tx_queues = s.nic.tx_queues == 0 ? s.nic.queues : s.nic.tx_queues;
     if (t.tx_steering == TxSteering::queue && t.tx_queue >= tx_queues) {
@@ -522,7 +548,8 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                    "nic.ports = 2"});
     }
     if (t.forward && (t.kind == TrafficKind::ping_pong || t.kind == TrafficKind::request_response ||
-                      t.kind == TrafficKind::tcp_maerts)) {
+                      t.kind == TrafficKind::tcp_maerts || t.kind == TrafficKind::tcp_stream ||
+                      t.kind == TrafficKind::ping)) {
       return fail({prefix + "forward", kind + " expects the host to answer, not to route its "
                                               "frames; allowed: a one-way load"});
     }

@@ -95,8 +95,8 @@ const KeySpec kSchema[] = {
    bind<&S::link, &LinkSection::speed_bps>()},
 
   // [traffic]
-  {"traffic.kind", V::choice, 0, 6, "", "constant",
-   "constant|poisson|on-off|ping-pong|request-response|pcap|tcp-maerts",
+  {"traffic.kind", V::choice, 0, 8, "", "constant",
+   "constant|poisson|on-off|ping-pong|request-response|pcap|tcp-maerts|tcp-stream|ping",
    "the simplest load; seeds choose theirs", bind<&S::traffic, &TrafficSection::kind>()},
   {"traffic.rate", V::integer, 0, 2'000'000'000, "frames/s", "0", "",
    "0 = line rate: back to back on the link (the performance goal's load)", bind<&S::traffic, &TrafficSection::rate>()},
@@ -138,6 +138,12 @@ const KeySpec kSchema[] = {
   {"traffic.window", V::integer, 1448, 1 << 30, "bytes", "65536", "",
    "tcp_rmem[1] = 131072 with tcp_adv_win_scale = 1: 64 KiB advertised before autotuning (not modelled)",
    bind<&S::traffic, &TrafficSection::window>()},
+  {"traffic.send-buffer", V::integer, 0, 1 << 30, "bytes", "0", "",
+   "0 = twice traffic.window: tcp_sndbuf_expand grows sk_sndbuf to 2 x cwnd segments when netperf sets no SO_SNDBUF (net/ipv4/tcp_input.c)",
+   bind<&S::traffic, &TrafficSection::sndbuf>()},
+  {"traffic.send-size", V::integer, 1, 1 << 30, "bytes", "16384", "",
+   "netperf -m: the send socket's size at creation, tcp_wmem[1] = 16384 (net/ipv4/tcp.c tcp_init; netperf.texi)",
+   bind<&S::traffic, &TrafficSection::send_len>()},
   {"traffic.forward", V::boolean, 0, 1, "", "false", "",
    "off: frames are for the host's own sockets; on: the host routes them out of port 1 (ip_forward), as seed 004's router",
    bind<&S::traffic, &TrafficSection::forward>()},
@@ -297,6 +303,7 @@ const KeySpec kSchema[] = {
   {"cpu.tcp-skb", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::tcp_skb>()},
   {"cpu.copy-kb", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::copy_kb>()},
   {"cpu.forward", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::forward>()},
+  {"cpu.gso-segment", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::gso_segment>()},
 
   // [search]
   {"search.kind", V::choice, 0, 1, "", "none", "none|rfc2544",

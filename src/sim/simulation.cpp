@@ -40,6 +40,7 @@ struct WarmupMark {
     at_warmup = world.report;
     at_warmup.sim_time = world.now() - at_ns(0);
     world.report.latency = LatencyHistogram{};
+    if (world.report.ping) world.report.ping->rtt = LatencyHistogram{};
   }
 };
 

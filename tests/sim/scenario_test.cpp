@@ -168,7 +168,8 @@ TEST(scenario, an_out_of_range_value_names_the_bounds_in_the_keys_unit) {
 TEST(scenario, a_choice_outside_the_list_suggests_the_close_one) {
   EXPECT_EQ(error_of("[traffic]\nkind = \"posson\"\n"),
             "test.toml:2: traffic.kind: 'posson' is not allowed; did you mean 'poisson'?; "
-            "allowed: constant, poisson, on-off, ping-pong, request-response, pcap, tcp-maerts");
+            "allowed: constant, poisson, on-off, ping-pong, request-response, pcap, tcp-maerts, "
+            "tcp-stream, ping");
 }
 
 TEST(scenario, toml_syntax_errors_carry_their_line) {

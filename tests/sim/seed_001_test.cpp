@@ -1,5 +1,5 @@
-// Seed 001 (enetc on an LS1028A, 1 Gbit/s, netperf TCP_MAERTS): the shapes of its first two
-// cases, on the shipped scenarios (platform cortex-a72-enetc, fitted on one number:
+// Seed 001 (enetc on an LS1028A, 1 Gbit/s, netperf TCP_MAERTS / TCP_STREAM): the shapes of its
+// three cases, on the shipped scenarios (platform cortex-a72-enetc, fitted on one number:
 // cpu.context-switch, on case 2 "before"'s total CPU). The runs are shortened to 400 ms measured
 // after 200 ms of warm-up.
 //
@@ -8,6 +8,8 @@
 //   case 2 DIM      3.5k + 3.5k, 15 %           3.5k + 3.5k, 12.6 % predicted
 //   case 1 before   92k, 50-60 %                81.3k predicted; 74 %: the CPU misses
 //   case 1 DIM      35k, just under 50 %        20.6k, 27 %: the direction holds, the ratios miss
+//   case 3 before   ~100k, ~80 %                106.7k, 83 % predicted
+//   case 3 DIM      ~10k, 60 %                  13.2k, 49 %: the ratios hold, the rate is high
 // The misses are pinned below as findings, so a model change that moves them shows up.
 #include <gtest/gtest.h>
 
@@ -71,6 +73,83 @@ TEST(seed_001, every_case_runs_at_line_rate) {
     EXPECT_NEAR(kpps(r), kLineRateKpps, 0.005 * kLineRateKpps) << name;
     EXPECT_EQ(r.drops.total(), 0u) << name;
   }
+}
+
+double goodput_mbps(std::uint64_t bytes, const RunReport& r) {
+  return static_cast<double>(bytes) * 8 / 1e6 / seconds(r);
+}
+
+TEST(seed_001, case3_runs_both_ways_near_line_rate_with_its_ping_answered) {
+  for (const char* name : {"001-case3-before.toml", "001-case3-dim.toml"}) {
+    const RunReport r = run_shipped(name);
+    ASSERT_TRUE(r.tcp) << name;
+    ASSERT_TRUE(r.ping) << name;
+    // 941.5 Mbit/s of goodput at 1 Gbit/s for a stream alone; each way here less by the wire the
+    // other way's ACKs take (and the ping's frames): ~914 both ways.
+    EXPECT_GT(goodput_mbps(r.tcp->received_bytes, r), 0.96 * 941.5) << name;
+    EXPECT_GT(goodput_mbps(r.tcp->sent_bytes, r), 0.96 * 941.5) << name;
+    EXPECT_EQ(r.drops.total(), 0u) << name;
+    EXPECT_EQ(r.ping->lost, 0u) << name;
+    EXPECT_GE(r.ping->rtt.count() + 1, r.ping->sent) << name;
+  }
+}
+
+// Case 3 over the shipped files' whole 1 s: net_dim's interrupts keep falling while its profiles
+// settle, so the shorter runs above would read 7 % more.
+RunReport run_case3(const std::string& name) {
+  return run_shipped(name, {"scenario.duration=1200ms"});
+}
+
+TEST(seed_001, case3_before_and_dim_interrupts_and_cpu_against_the_seed) {
+  const RunReport before = run_case3("001-case3-before.toml");
+  const RunReport dim = run_case3("001-case3-dim.toml");
+  // Predictions. The direction of both changes holds.
+  EXPECT_LT(kirq_total(dim), kirq_total(before));
+  EXPECT_LT(cpu_percent(dim), cpu_percent(before));
+  // Interrupts: seed ~100k and ~10k, a ratio of ~0.1; the model 106.7k and 13.2k (0.124): the
+  // "before" rate and the fall are within a prediction's 30 %.
+  expect_within(kirq_total(before), 100, 0.3, "case 3 before, k intr/s");
+  expect_within(kirq_total(dim) / kirq_total(before), 0.1, 0.3, "case 3 interrupt ratio");
+  // A finding: DIM's own rate is x1.32 of the seed's round ~10k, just outside the band.
+  EXPECT_GT(kirq_total(dim), 10 * 1.3);
+  // CPU before: seed ~80 % (spikes to 90 %); the model 83 %: CPU 0 is (nearly) saturated (every
+  // frame, the ACKs for the board's senders included, lands on Rx ring 0), CPU 1 runs netperf.
+  expect_within(cpu_percent(before), 80, 0.3, "case 3 before, CPU %");
+  EXPECT_GT(before.cpu.busy(0), before.sim_time * 95 / 100);
+  // The CPU change: seed ~60 / ~80 = 0.75, the model 0.59, within the band.
+  expect_within(cpu_percent(dim) / cpu_percent(before), 0.75, 0.3, "case 3 CPU ratio");
+}
+
+TEST(seed_001, case3_dim_finding_cpu_falls_further_than_the_seeds) {
+  const RunReport before = run_case3("001-case3-before.toml");
+  const RunReport dim = run_case3("001-case3-dim.toml");
+  // The seed: 60 % after ~80 %, a ratio of ~0.75. The model: 49 % after 83 %, 0.59 (within the
+  // 30 % band of a prediction, but low). A finding (docs/seeds.md): once net_dim batches, the
+  // model's costs per interrupt and per poll vanish and what is left is per frame and per skb;
+  // what the seed kept is not established (candidates: the CPU cost of patch v1's DIM work items
+  // on the system workqueue, which the model does not charge; netperf's own accounting).
+  const double ratio = cpu_percent(dim) / cpu_percent(before);
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 0.62);
+  EXPECT_LT(cpu_percent(dim), 60 * 0.85);
+}
+
+TEST(seed_001, case3_ping_is_not_hurt_by_dim) {
+  const RunReport before = run_case3("001-case3-before.toml");
+  const RunReport dim = run_case3("001-case3-dim.toml");
+  ASSERT_TRUE(before.ping && dim.ping);
+  // The seed: "the ping test outcome was not impacted". The model: the median and the 99th
+  // percentile move by less than 10 %. Their absolute value (~3.3 ms) is the board's standing Tx
+  // queue: the sending connections' data queued in front of the echo reply on the one wire.
+  const auto p50 = [](const RunReport& r) {
+    return static_cast<double>(r.ping->rtt.percentile(50'000));
+  };
+  const auto p99 = [](const RunReport& r) {
+    return static_cast<double>(r.ping->rtt.percentile(99'000));
+  };
+  EXPECT_NEAR(p50(dim), p50(before), 0.1 * p50(before));
+  EXPECT_NEAR(p99(dim), p99(before), 0.1 * p99(before));
+  EXPECT_GT(p50(before), 2e6);  // the standing queue, pinned: a model change that moves it shows
 }
 
 TEST(seed_001, case2_before_one_interrupt_per_frame_on_cpu0_and_per_ack_on_cpu1) {

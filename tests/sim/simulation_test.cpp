@@ -301,6 +301,11 @@ cores = 4
       {"traffic.kind=tcp-maerts", "traffic.rate=0", "traffic.flows=2", "nic.tx-interrupts=true",
        "nic.queues=2", "nic.tx-queues=8", "nic.xps=false", "cpu.irq-cores=0-1", "cpu.tcp-skb=1000",
        "cpu.copy-kb=300"},
+      // TCP streams the host sends (their ACKs come in like any frame), and ping (seed 001)
+      {"traffic.kind=tcp-stream", "traffic.rate=0", "traffic.flows=2", "nic.tx-interrupts=true",
+       "nic.queues=2", "nic.tx-queues=8", "nic.xps=false", "cpu.irq-cores=0-1", "cpu.tcp-skb=1000",
+       "cpu.copy-kb=300", "cpu.gso-segment=500"},
+      {"traffic.kind=ping", "traffic.rate=20000", "nic.tx-interrupts=true", "cpu.app-core=1"},
   };
   for (const auto& moderation : moderations) {
     for (const auto& host : hosts) {

@@ -154,7 +154,7 @@ TEST(tcp, its_keys_are_checked) {
             "(traffic.mss) or more");
   EXPECT_EQ(load_error(maerts(), {"traffic.kind=constant", "traffic.mss=8948"}),
             "test.toml: traffic.mss: only a TCP flow has segments and a window; allowed: the "
-            "default, or traffic.kind = \"tcp-maerts\"");
+            "default, or traffic.kind = \"tcp-maerts\" or \"tcp-stream\"");
 }
 
 }  // namespace

@@ -173,6 +173,20 @@ struct CoreCounters {
   std::uint64_t polls = 0;       // NAPI polls run here: NET_RX, ksoftirqd and busy polling
 };
 
+// The host's TCP streams both ways (reported when a flow has traffic.kind = "tcp-stream").
+struct TcpCounters {
+  std::uint64_t received_bytes = 0;  // payload the host's connections received in order
+  std::uint64_t sent_bytes = 0;      // payload the host sent that the peer acknowledged
+};
+
+// ping's view of ICMP echo (traffic.kind = "ping"): each round trip, from the request's send
+// (ping's sendmsg on the peer) to the reply's last bit back there.
+struct PingReport {
+  LatencyHistogram rtt;    // ns
+  std::uint64_t sent = 0;  // echo requests sent
+  std::uint64_t lost = 0;  // requests or replies dropped on the host
+};
+
 // Everything a run reports. Filled by the simulation at the end of a run.
 struct RunReport {
   std::string scenario;       // [scenario] name
@@ -196,6 +210,8 @@ struct RunReport {
   std::vector<CoreCounters> cores;                  // by core
   std::optional<MclgetiCounters> mclgeti;           // nic.refill = "mclgeti" only
   std::optional<SearchResult> search;               // search.kind = "rfc2544" only
+  std::optional<TcpCounters> tcp;                   // a "tcp-stream" flow only
+  std::optional<PingReport> ping;                   // a "ping" flow only
 };
 
 // Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less

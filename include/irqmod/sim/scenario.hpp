@@ -47,6 +47,8 @@ enum class TrafficKind : std::uint8_t {
   request_response,  // open-loop requests, each answered by the server
   pcap,              // replay of a capture's timestamps and sizes
   tcp_maerts,        // a bulk TCP stream the host receives (netperf -t TCP_MAERTS on the host)
+  tcp_stream,        // a bulk TCP stream the host sends (netperf -t TCP_STREAM on the host)
+  ping,              // ICMP echo requests from the peer, answered by the host's stack (ping -i)
 };
 
 // traffic.steering: how the NIC picks a flow's Rx queue.
@@ -155,6 +157,8 @@ struct TrafficSection {
   bool forward{};            // traffic.forward: routed out of port 1 instead of delivered
   std::uint32_t mss{};       // traffic.mss: TCP payload bytes per segment
   std::uint32_t window{};    // traffic.window: TCP bytes the sender may have unacknowledged
+  std::uint32_t sndbuf{};    // traffic.send-buffer: the host sender's sk_sndbuf (0: 2 x window)
+  std::uint32_t send_len{};  // traffic.send-size: bytes per send() call (netperf -m)
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
@@ -242,6 +246,7 @@ struct CpuSection {
   Distribution forward{};              // cpu.forward: routing one frame out of the other port
   Distribution tcp_skb{};              // cpu.tcp-skb: the TCP receive path per skb (GRO merge)
   Distribution copy_kb{};              // cpu.copy-kb: copying 1 KiB of stream data to the user
+  Distribution gso_segment{};          // cpu.gso-segment: software GSO, per segment sent
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 

@@ -5,9 +5,9 @@
 
 namespace irqmod::sim {
 
-TcpBulkSender::TcpBulkSender(World& world, Port& port, std::uint32_t first_tuple,
+TcpBulkSender::TcpBulkSender(World& world, Port& port, Link& wire, std::uint32_t first_tuple,
                              std::vector<TcpPath*> paths, std::uint32_t mss, std::uint32_t window)
-    : world_(world), port_(port), wire_(port.link()), mss_(mss), window_(window) {
+    : world_(world), port_(port), wire_(wire), mss_(mss), window_(window) {
   connections_.resize(paths.size());
   for (std::size_t i = 0; i < paths.size(); ++i)
     connections_[i] = Connection{this, first_tuple + static_cast<std::uint32_t>(i), paths[i]};

@@ -24,9 +24,10 @@ namespace irqmod::sim {
 
 class TcpBulkSender {
  public:
-  // Connections on 4-tuples first_tuple .. + paths.size() - 1, each with its shared path.
-  TcpBulkSender(World& world, Port& port, std::uint32_t first_tuple, std::vector<TcpPath*> paths,
-                std::uint32_t mss, std::uint32_t window);
+  // Connections on 4-tuples first_tuple .. + paths.size() - 1, each with its shared path;
+  // `wire`: the peer's side of the link, shared with the peer's other senders.
+  TcpBulkSender(World& world, Port& port, Link& wire, std::uint32_t first_tuple,
+                std::vector<TcpPath*> paths, std::uint32_t mss, std::uint32_t window);
   TcpBulkSender(const TcpBulkSender&) = delete;
   TcpBulkSender& operator=(const TcpBulkSender&) = delete;
 
@@ -56,7 +57,7 @@ class TcpBulkSender {
 
   World& world_;
   Port& port_;
-  Link wire_;  // sender -> host, shared by the connections
+  Link& wire_;  // peer -> host, shared by the connections and the peer's other senders
   std::vector<Connection> connections_;
   std::uint32_t mss_;
   std::uint32_t window_;

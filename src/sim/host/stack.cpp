@@ -33,6 +33,12 @@ void Stack::receive(const Packet& packet, std::uint32_t napi_id, std::uint32_t c
 
 void Stack::deliver(const Packet& packet, std::uint32_t napi_id, std::uint32_t core) {
   const Route& route = routes_[packet.flow];
+  if (route.by_stack) {
+    ++world_.report.delivered_packets;
+    world_.report.delivered_bytes += packet.frame_bytes;
+    if (route.echo) softirq_tx_[core]->add_reply(packet);
+    return;
+  }
   if (route.forward) {
     pick_tx(egress_queues_, packet.flow, core).send_reply(packet);
     return;

@@ -11,6 +11,10 @@
 // to the driver's xmit, all in the receiving context as on Linux and OpenBSD); its CPU time is
 // the poll's (cpu.forward). The flow's peer is then the receiver behind the egress port.
 //
+// Taken by the stack itself: the ACKs of the host's own TCP senders (TcpHost handles them in the
+// poll; the frame ends there) and ICMP echo requests, answered from the softirq (icmp_echo) by the
+// receiving core's SoftirqTx.
+//
 // Send: netdev_pick_tx chooses the Tx queue: the one XPS maps to the sending core (i40e and ixgbe
 // map queue i to the i-th CPU: i40e_config_xps_tx_ring, ixgbe_configure_tx_ring), else by the
 // flow's hash (skb_tx_hash).
@@ -22,6 +26,7 @@
 #include "sim/far/peer.hpp"
 #include "sim/host/backlog.hpp"
 #include "sim/host/socket.hpp"
+#include "sim/host/softirq_tx.hpp"
 #include "sim/net/tcp_host.hpp"
 #include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
@@ -39,6 +44,15 @@ class Stack {
   // Tuple `tuple` is routed out of the egress port (its frames reach no socket).
   void bind_forward(std::uint32_t tuple, std::uint32_t hash);
   bool forwards(std::uint32_t tuple) const { return routes_[tuple].forward; }
+  // Tuple `tuple`'s frames end in the stack: TCP ACKs for the host's senders, or (`echo`) ICMP
+  // echo requests, each answered by the receiving core's SoftirqTx.
+  // `hash`: the tuple's hash, which picks the replies' Tx queue (skb_tx_hash).
+  void bind_stack(std::uint32_t tuple, bool echo, std::uint32_t hash) {
+    routes_[tuple] = Route{nullptr, false, false, hash, routes_[tuple].tx_queue, true, echo};
+  }
+  // The cores' softirq transmitters, by core (set when a flow needs them).
+  void set_softirq_tx(std::vector<SoftirqTx*> tx) { softirq_tx_ = std::move(tx); }
+  SoftirqTx& softirq_tx(std::uint32_t core) { return *softirq_tx_[core]; }
   bool forwarding() const { return !egress_queues_.empty(); }
   // `socket`'s thread is pinned to `core`: it is that core's member of the reuseport group.
   void bind_core(std::uint32_t core, Socket& socket);
@@ -84,6 +98,8 @@ class Stack {
     bool forward = false;
     std::uint32_t hash = 0;
     std::int32_t tx_queue = -1;  // pinned Tx queue, or -1 (netdev_pick_tx)
+    bool by_stack = false;       // the frame ends in the stack (bind_stack)
+    bool echo = false;           // ... and is answered (an ICMP echo request)
   };
   // netdev_pick_tx among `queues`: XPS maps queue i to core i, else the flow's hash.
   TxQueue& pick_tx(const std::vector<TxQueue*>& queues, std::uint32_t tuple,
@@ -99,6 +115,7 @@ class Stack {
   std::vector<TxQueue*> egress_queues_;
   std::vector<Backlog*> backlogs_;
   TcpHost* tcp_ = nullptr;
+  std::vector<SoftirqTx*> softirq_tx_;  // by core
 };
 
 }  // namespace irqmod::sim

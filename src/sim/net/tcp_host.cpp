@@ -3,12 +3,13 @@
 
 #include <cassert>
 
+#include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
 
 namespace irqmod::sim {
 
-TcpHost::TcpHost(World& world, Stack& stack, std::size_t tuples)
-    : world_(world), stack_(stack), index_(tuples, -1) {
+TcpHost::TcpHost(World& world, Stack& stack, std::size_t flows)
+    : world_(world), stack_(stack), index_(flows, -1), sender_of_flow_(flows, -1) {
   endpoint_ = world_.engine.bind<&TcpHost::on_event>(*this);
 }
 
@@ -32,6 +33,12 @@ TcpHost::Work TcpHost::plan(const Ring<Packet>& frames, std::size_t first, Insta
   };
   for (std::size_t i = first; i < frames.size(); ++i) {
     const Packet& p = frames[i];
+    if (const std::int32_t sender = sender_of_flow_[p.flow]; sender >= 0) {
+      flush();
+      ++work.skbs;
+      ack(senders_[static_cast<std::size_t>(sender)], p, core);
+      continue;
+    }
     if (!carries(p.flow)) {
       flush();
       continue;
@@ -47,9 +54,55 @@ TcpHost::Work TcpHost::plan(const Ring<Packet>& frames, std::size_t first, Insta
   return work;
 }
 
+std::uint32_t TcpHost::add_sender(std::uint32_t tuple, std::uint32_t ack_flow, TcpReturnPath& path,
+                                  TcpSender::Config config) {
+  const auto n = static_cast<std::uint32_t>(senders_.size());
+  sender_of_flow_[ack_flow] = static_cast<std::int32_t>(n);
+  senders_.emplace_back(SendConnection{tuple, &path, TcpSender(config)});
+  return n;
+}
+
+void TcpHost::set_writer(std::uint32_t sender, Waiter writer) {
+  senders_[sender].wake_writer = writer.wake;
+  senders_[sender].writer = writer.self;
+}
+
+void TcpHost::write(std::uint32_t sender, std::uint64_t bytes, std::uint32_t core) {
+  SendConnection& c = senders_[sender];
+  c.sender.write(bytes);
+  transmit(c, core);
+}
+
+// tcp_ack: the segments it acknowledges leave the send buffer; tcp_data_snd_check sends what the
+// window now allows; sk_stream_write_space wakes a blocked writer.
+void TcpHost::ack(SendConnection& c, const Packet& frame, std::uint32_t core) {
+  for (; c.path->lost_segments > 0; --c.path->lost_segments)
+    c.sender.on_lost();
+  if (const auto acked = c.path->take(frame.arrival_ns)) {
+    const std::uint64_t before = c.sender.snd_una();
+    if (c.sender.on_ack(*acked) && world_.report.tcp) {
+      world_.report.tcp->sent_bytes += c.sender.snd_una() - before;
+    }
+  }
+  transmit(c, core);
+  if (c.writer_blocked && c.wake_writer && c.sender.writable()) {
+    c.writer_blocked = false;
+    c.wake_writer(c.writer);
+  }
+}
+
+void TcpHost::transmit(SendConnection& c, std::uint32_t core) {
+  const std::uint32_t frame = c.sender.config().mss + kTcpFrameOverhead;
+  while (const std::uint32_t segments = c.sender.next_skb()) {
+    c.sender.on_sent(segments);
+    stack_.softirq_tx(core).add_skb(c.tuple, segments, frame);
+  }
+}
+
 void TcpHost::skb(Connection& c, std::uint32_t bytes, Instant now,
                   std::vector<std::uint32_t>& planned, Work& work) {
   ++work.skbs;
+  if (world_.report.tcp) world_.report.tcp->received_bytes += bytes;
   if (c.receiver.on_data(now, bytes) == TcpReceiver::Ack::now) {
     if (c.planned.empty()) planned.push_back(c.tuple);
     [[maybe_unused]] const bool kept = c.planned.push(c.receiver.rcv_nxt());

@@ -11,6 +11,13 @@
 // when the poll ends (send_planned: the ACKs decided then leave by the stack's Tx path). A
 // delayed ACK leaves when its timer fires, from the core that last received for the connection;
 // its CPU time (a timer softirq and one transmission) is not charged.
+//
+// The send side (traffic.kind = "tcp-stream"): per connection a TcpSender, fed by its writer (the
+// application thread) and clocked by the peer's ACKs. An ACK frame is an skb of its own (GRO
+// merges no segment without payload: tcp_gro_receive flushes when len - 1 >= mss), handled in the
+// poll that took it (cpu.tcp-skb, as every skb TCP sees); what the window then lets out is handed
+// to the receiving core's SoftirqTx as GSO skbs, and a writer blocked on the send buffer is woken
+// once it is writable again.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +26,10 @@
 
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/traffic.hpp"
+#include "sim/host/socket.hpp"
 #include "sim/net/tcp_path.hpp"
 #include "sim/net/tcp_receiver.hpp"
+#include "sim/net/tcp_sender.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -32,13 +41,29 @@ inline constexpr std::uint32_t kGroMaxBytes = 65'536;
 
 class TcpHost {
  public:
-  TcpHost(World& world, Stack& stack, std::size_t tuples);
+  // `flows`: every flow number a frame may carry (4-tuples and ACK flows).
+  TcpHost(World& world, Stack& stack, std::size_t flows);
   TcpHost(const TcpHost&) = delete;
   TcpHost& operator=(const TcpHost&) = delete;
 
   // Tuple `tuple` is a connection whose ACKs are frames of flow `ack_flow` on `path`.
   void add(std::uint32_t tuple, std::uint32_t ack_flow, TcpPath& path, TcpReceiver::Config config);
   bool carries(std::uint32_t tuple) const { return index_[tuple] >= 0; }
+
+  // Tuple `tuple` is a connection the host sends on; the peer's ACKs for it are frames of flow
+  // `ack_flow`, their values on `path`. Returns the sender's number (for write and the writer).
+  std::uint32_t add_sender(std::uint32_t tuple, std::uint32_t ack_flow, TcpReturnPath& path,
+                           TcpSender::Config config);
+  // The application thread of sender `sender`, woken when a blocked write may go on.
+  void set_writer(std::uint32_t sender, Waiter writer);
+  // Sender `sender`'s room in its send buffer.
+  std::uint64_t room(std::uint32_t sender) const { return senders_[sender].sender.room(); }
+  // The writer of `sender`, running on `core`, queued `bytes` (at most room()); what the window
+  // allows leaves at once, from that core.
+  void write(std::uint32_t sender, std::uint64_t bytes, std::uint32_t core);
+  // The writer found no room: it waits to be woken.
+  void block_writer(std::uint32_t sender) { senders_[sender].writer_blocked = true; }
+  const TcpSender& sender(std::uint32_t sender) const { return senders_[sender].sender; }
 
   struct Work {
     int skbs = 0;  // GRO skbs handed to TCP
@@ -65,8 +90,18 @@ class TcpHost {
     std::uint32_t core = 0;           // the core that last received for it
     SlotId delack{};
   };
+  struct SendConnection {
+    std::uint32_t tuple = 0;
+    TcpReturnPath* path = nullptr;
+    TcpSender sender;
+    void (*wake_writer)(void* self) = nullptr;
+    void* writer = nullptr;
+    bool writer_blocked = false;
+  };
   void skb(Connection& c, std::uint32_t bytes, Instant now, std::vector<std::uint32_t>& planned,
            Work& work);
+  void ack(SendConnection& c, const Packet& frame, std::uint32_t core);
+  void transmit(SendConnection& c, std::uint32_t core);
   void send_ack(Connection& c, std::uint64_t acked);
   void on_event(const Event& event);
 
@@ -74,6 +109,8 @@ class TcpHost {
   Stack& stack_;
   std::vector<std::int32_t> index_;  // by tuple: its connection, or -1
   std::deque<Connection> connections_;
+  std::vector<std::int32_t> sender_of_flow_;  // by flow: the sender whose ACKs it carries, or -1
+  std::deque<SendConnection> senders_;
   EndpointId endpoint_{};
 };
 

@@ -1,0 +1,64 @@
+// The far TCP receiver. See tcp_sink.hpp.
+#include "sim/far/tcp_sink.hpp"
+
+#include <cassert>
+
+namespace irqmod::sim {
+
+TcpBulkReceiver::TcpBulkReceiver(World& world, Port& port, FarWire& wire,
+                                 std::uint32_t first_ack_flow, std::vector<TcpReturnPath*> paths,
+                                 TcpReceiver::Config config)
+    : world_(world), port_(port), wire_(wire), mss_(config.rcv_mss) {
+  endpoint_ = world_.engine.bind<&TcpBulkReceiver::on_event>(*this);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto index = static_cast<std::uint32_t>(i);
+    Connection& c = connections_.emplace_back(
+        Connection{this, index, first_ack_flow + index, paths[i], TcpReceiver(config)});
+    c.delack = world_.engine.make_slot();
+  }
+}
+
+PeerEndpoint TcpBulkReceiver::data_endpoint(std::size_t i) {
+  PeerEndpoint e;
+  e.reply = [](void* self, const Packet&, std::int64_t arrival_ns) {
+    auto* c = static_cast<Connection*>(self);
+    c->owner->on_data(*c, arrival_ns);
+  };
+  // The host's Tx path dropped a segment: its sender sends it again (TcpSender::on_lost).
+  e.lost = [](void* self) { ++static_cast<Connection*>(self)->path->lost_segments; };
+  e.self = &connections_[i];
+  return e;
+}
+
+// A segment's last bit arrived (the host's Tx queue reports it when the frame goes on the wire,
+// with its arrival time): the receiver decides at that time.
+void TcpBulkReceiver::on_data(Connection& c, std::int64_t arrival_ns) {
+  const Instant at = at_ns(arrival_ns);
+  if (c.receiver.on_data(at, mss_) == TcpReceiver::Ack::now) {
+    send_ack(c, arrival_ns);
+    return;
+  }
+  if (const auto due = c.receiver.delack_at();
+      due && (!world_.engine.armed(c.delack) || world_.engine.deadline(c.delack) != *due)) {
+    world_.engine.arm(c.delack, *due, endpoint_, 0, c.index);
+  }
+}
+
+void TcpBulkReceiver::send_ack(Connection& c, std::int64_t at_ns) {
+  const std::uint64_t acked = c.receiver.rcv_nxt();
+  c.receiver.on_ack_sent();
+  world_.engine.cancel(c.delack);
+  const std::int64_t arrival_ns = wire_.send_sparse(at_ns * 1000, kTcpFrameOverhead) / 1000;
+  [[maybe_unused]] const bool kept = c.path->acks.push(TcpReturnPath::Stamp{arrival_ns, acked});
+  assert(kept && "more ACKs in flight than the return path holds");
+  port_.inject(Packet{arrival_ns, kTcpFrameOverhead, c.ack_flow});
+}
+
+// The delayed-ACK timer (tcp_delack_timer).
+void TcpBulkReceiver::on_event(const Event& event) {
+  Connection& c = connections_[event.payload];
+  if (!c.receiver.on_timer(world_.now())) return;
+  send_ack(c, ns_since_epoch(world_.now()));
+}
+
+}  // namespace irqmod::sim
