@@ -374,7 +374,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       TcpSender::Config sender;
       sender.mss = t.mss;
       sender.window = t.window;
-      sender.send_buffer = t.sndbuf != 0 ? t.sndbuf : 2 * t.window;
+      sender.send_buffer = t.send_buffer != 0 ? t.send_buffer : 2 * t.window;
       for (std::uint32_t i = 0; i < t.flows; ++i) {
         const std::uint32_t ack_flow = next_stream_ack++;
         const std::uint32_t n =
@@ -382,7 +382,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
         host.peers[first_tuple[e] + i] = far.data_endpoint(i);
         host.peers[ack_flow] = TcpBulkReceiver::ack_endpoint();
         host.stream_writers.emplace_back(host.cores[thread_core[t.thread]], *host.tcp, n,
-                                         t.send_len, writer_costs);
+                                         t.send_size, writer_costs);
       }
       continue;
     }

@@ -520,14 +520,14 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                    "traffic.kind = \"tcp-maerts\" or \"tcp-stream\""});
     }
     if (t.kind == TrafficKind::tcp_stream) {
-      if (t.sndbuf != 0 && t.sndbuf < t.mss) {
+      if (t.send_buffer != 0 && t.send_buffer < t.mss) {
         return fail({prefix + "send-buffer",
-                     std::to_string(t.sndbuf) +
+                     std::to_string(t.send_buffer) +
                          " bytes is less than one segment; allowed: 0 (twice traffic.window) or " +
                          std::to_string(t.mss) + " (traffic.mss) or more"});
       }
-    } else if (t.sndbuf != plain.sndbuf || t.send_len != plain.send_len) {
-      return fail({prefix + (t.sndbuf != plain.sndbuf ? "send-buffer" : "send-size"),
+    } else if (t.send_buffer != plain.send_buffer || t.send_size != plain.send_size) {
+      return fail({prefix + (t.send_buffer != plain.send_buffer ? "send-buffer" : "send-size"),
                    "only the host's TCP sender has a send buffer and send calls; allowed: the "
                    "default, or traffic.kind = \"tcp-stream\""});
     }

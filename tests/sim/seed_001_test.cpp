@@ -8,8 +8,8 @@
 //   case 2 DIM      3.5k + 3.5k, 15 %           3.5k + 3.5k, 12.6 % predicted
 //   case 1 before   92k, 50-60 %                81.3k predicted; 74 %: the CPU misses
 //   case 1 DIM      35k, just under 50 %        20.6k, 27 %: the direction holds, the ratios miss
-//   case 3 before   ~100k, ~80 %                106.7k, 83 % predicted
-//   case 3 DIM      ~10k, 60 %                  13.2k, 49 %: the ratios hold, the rate is high
+//   case 3 before   ~100k, ~80 %                106.9k, 83 % predicted
+//   case 3 DIM      ~10k, 60 %                  14.3k, 50 %: the CPU ratio holds, the rate misses
 // The misses are pinned below as findings, so a model change that moves them shows up.
 #include <gtest/gtest.h>
 
@@ -106,11 +106,12 @@ TEST(seed_001, case3_before_and_dim_interrupts_and_cpu_against_the_seed) {
   // Predictions. The direction of both changes holds.
   EXPECT_LT(kirq_total(dim), kirq_total(before));
   EXPECT_LT(cpu_percent(dim), cpu_percent(before));
-  // Interrupts: seed ~100k and ~10k, a ratio of ~0.1; the model 106.7k and 13.2k (0.124): the
-  // "before" rate and the fall are within a prediction's 30 %.
+  // Interrupts: seed ~100k and ~10k, a ratio of ~0.1; the model 106.9k and 14.3k (0.134): the
+  // "before" rate is within a prediction's 30 %.
   expect_within(kirq_total(before), 100, 0.3, "case 3 before, k intr/s");
-  expect_within(kirq_total(dim) / kirq_total(before), 0.1, 0.3, "case 3 interrupt ratio");
-  // A finding: DIM's own rate is x1.32 of the seed's round ~10k, just outside the band.
+  // A finding: DIM's rate is x1.43 of the seed's round ~10k and the fall x1.34 of its ratio,
+  // outside the band (docs/seeds.md).
+  EXPECT_GT(kirq_total(dim) / kirq_total(before), 0.1 * 1.3);
   EXPECT_GT(kirq_total(dim), 10 * 1.3);
   // CPU before: seed ~80 % (spikes to 90 %); the model 83 %: CPU 0 is (nearly) saturated (every
   // frame, the ACKs for the board's senders included, lands on Rx ring 0), CPU 1 runs netperf.
@@ -138,9 +139,11 @@ TEST(seed_001, case3_ping_is_not_hurt_by_dim) {
   const RunReport before = run_case3("001-case3-before.toml");
   const RunReport dim = run_case3("001-case3-dim.toml");
   ASSERT_TRUE(before.ping && dim.ping);
-  // The seed: "the ping test outcome was not impacted". The model: the median and the 99th
-  // percentile move by less than 10 %. Their absolute value (~3.3 ms) is the board's standing Tx
-  // queue: the sending connections' data queued in front of the echo reply on the one wire.
+  // The seed: "the ping test outcome was not impacted". The model: the median moves by less than
+  // 10 %, the 99th percentile by less than one of net_dim's longest Rx and Tx timers (256 + 128
+  // us) could add. Their absolute value (~1.7 ms) is the board's standing Tx queue: the sending
+  // connections' data queued in front of the echo reply on the one wire, at most their four
+  // 64 KiB windows (2.1 ms at 1 Gbit/s); the echo request itself crosses the peer's wire at once.
   const auto p50 = [](const RunReport& r) {
     return static_cast<double>(r.ping->rtt.percentile(50'000));
   };
@@ -148,8 +151,13 @@ TEST(seed_001, case3_ping_is_not_hurt_by_dim) {
     return static_cast<double>(r.ping->rtt.percentile(99'000));
   };
   EXPECT_NEAR(p50(dim), p50(before), 0.1 * p50(before));
-  EXPECT_NEAR(p99(dim), p99(before), 0.1 * p99(before));
-  EXPECT_GT(p50(before), 2e6);  // the standing queue, pinned: a model change that moves it shows
+  EXPECT_LT(p99(dim), p99(before) + 384e3);
+  EXPECT_GT(p99(dim), p99(before) - 384e3);
+  for (const RunReport* r : {&before, &dim}) {
+    EXPECT_GT(p50(*r), 1e6);                     // the standing queue, pinned
+    EXPECT_LT(r->ping->rtt.percentile(100'000),  // never more than that queue and the timers
+              4.0 * 65'536 * 8 + 384e3 + 100e3);
+  }
 }
 
 TEST(seed_001, case2_before_one_interrupt_per_frame_on_cpu0_and_per_ack_on_cpu1) {

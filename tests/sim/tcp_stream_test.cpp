@@ -136,6 +136,19 @@ TEST(tcp_stream, the_send_buffer_bounds_what_is_in_flight) {
   EXPECT_GT(small, 0);
 }
 
+TEST(tcp_stream, each_send_call_is_pushed_when_it_ends_whatever_the_buffer) {
+  // tcp_sendmsg pushes at the end of every call: a 256 MiB send buffer changes nothing about
+  // when the first segments leave (a writer that filled the buffer first would send nothing for
+  // ~60 ms here).
+  const Scenario big = load(stream(kStreamFlow), {"traffic.send-buffer=268435456",
+                                                  "scenario.warmup=0ms", "scenario.duration=2ms"});
+  const Scenario normal =
+      load(stream(kStreamFlow), {"scenario.warmup=0ms", "scenario.duration=2ms"});
+  const double big_mbps = out_mbps(run(big));
+  EXPECT_GT(big_mbps, 0.5 * kGoodputMbps);
+  EXPECT_NEAR(big_mbps, out_mbps(run(normal)), 0.05 * kGoodputMbps);
+}
+
 TEST(tcp_stream, netperfs_send_size_sets_the_calls_the_writer_makes) {
   const RunReport small = run(load(stream(kStreamFlow), {"traffic.send-size=1448"}));
   const RunReport large = run(load(stream(kStreamFlow), {"traffic.send-size=65536"}));

@@ -137,28 +137,28 @@ struct LinkSection {
 };
 
 struct TrafficSection {
-  TrafficKind kind{};        // traffic.kind
-  std::uint64_t rate{};      // traffic.rate: frames/s; 0 = line rate (constant, on-off)
-  std::uint32_t size{};      // traffic.size: frame bytes, FCS included
-  Duration on_time{};        // traffic.on-time (on-off)
-  Duration off_time{};       // traffic.off-time (on-off)
-  std::string pcap;          // traffic.pcap: capture file (pcap)
-  bool pcap_loop{};          // traffic.pcap-loop
-  std::uint64_t mps{};       // traffic.mps: sockperf --mps; 0 = max
-  std::uint32_t msg_size{};  // traffic.msg-size: sockperf -m, UDP payload bytes
-  std::uint32_t flows{};     // traffic.flows: 4-tuples the frames take in turn
-  Steering steering{};       // traffic.steering
-  TxSteering tx_steering{};  // traffic.tx-steering
-  std::uint32_t tx_queue{};  // traffic.tx-queue
-  std::uint32_t queue{};     // traffic.queue: the Rx queue when steering = "queue"
-  std::uint32_t thread{};    // traffic.thread: the receiving application thread
-  DeliverTo deliver_to{};    // traffic.deliver-to
-  Distribution jitter{};     // traffic.jitter: added to each frame's (or request's) send time
-  bool forward{};            // traffic.forward: routed out of port 1 instead of delivered
-  std::uint32_t mss{};       // traffic.mss: TCP payload bytes per segment
-  std::uint32_t window{};    // traffic.window: TCP bytes the sender may have unacknowledged
-  std::uint32_t sndbuf{};    // traffic.send-buffer: the host sender's sk_sndbuf (0: 2 x window)
-  std::uint32_t send_len{};  // traffic.send-size: bytes per send() call (netperf -m)
+  TrafficKind kind{};           // traffic.kind
+  std::uint64_t rate{};         // traffic.rate: frames/s; 0 = line rate (constant, on-off)
+  std::uint32_t size{};         // traffic.size: frame bytes, FCS included
+  Duration on_time{};           // traffic.on-time (on-off)
+  Duration off_time{};          // traffic.off-time (on-off)
+  std::string pcap;             // traffic.pcap: capture file (pcap)
+  bool pcap_loop{};             // traffic.pcap-loop
+  std::uint64_t mps{};          // traffic.mps: sockperf --mps; 0 = max
+  std::uint32_t msg_size{};     // traffic.msg-size: sockperf -m, UDP payload bytes
+  std::uint32_t flows{};        // traffic.flows: 4-tuples the frames take in turn
+  Steering steering{};          // traffic.steering
+  TxSteering tx_steering{};     // traffic.tx-steering
+  std::uint32_t tx_queue{};     // traffic.tx-queue
+  std::uint32_t queue{};        // traffic.queue: the Rx queue when steering = "queue"
+  std::uint32_t thread{};       // traffic.thread: the receiving application thread
+  DeliverTo deliver_to{};       // traffic.deliver-to
+  Distribution jitter{};        // traffic.jitter: added to each frame's (or request's) send time
+  bool forward{};               // traffic.forward: routed out of port 1 instead of delivered
+  std::uint32_t mss{};          // traffic.mss: TCP payload bytes per segment
+  std::uint32_t window{};       // traffic.window: TCP bytes the sender may have unacknowledged
+  std::uint32_t send_buffer{};  // traffic.send-buffer: the host sender's sk_sndbuf (0: 2 x window)
+  std::uint32_t send_size{};    // traffic.send-size: bytes per send() call (netperf -m)
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 

@@ -27,24 +27,23 @@ std::optional<Segment> StreamWriter::start(Core& core) {
   return copy(core);
 }
 
-// tcp_sendmsg: copy what fits, one send() call after another.
+// tcp_sendmsg: one send() call (or what is left of it) per segment, as far as the send buffer has
+// room; what it copied is pushed at the segment's end (tcp_push at the end of the call, or before
+// sk_stream_wait_memory when the buffer filled).
 std::optional<Segment> StreamWriter::copy(Core& core) {
-  copying_ = tcp_.room(sender_);
-  if (copying_ == 0) {
+  const std::uint64_t room = tcp_.room(sender_);
+  if (room == 0) {
     tcp_.block_writer(sender_);  // sk_stream_wait_memory
     return std::nullopt;
   }
   Duration cost{};
-  for (std::uint64_t left = copying_; left > 0;) {
-    if (call_left_ == 0) {
-      call_left_ = send_size_;
-      ++calls_;
-      cost += core.cost(costs_.syscall) + core.cost(costs_.app_message);
-    }
-    const std::uint64_t take = std::min(left, call_left_);
-    call_left_ -= take;
-    left -= take;
+  if (call_left_ == 0) {
+    call_left_ = send_size_;
+    ++calls_;
+    cost += core.cost(costs_.syscall) + core.cost(costs_.app_message);
   }
+  copying_ = std::min(room, call_left_);
+  call_left_ -= copying_;
   cost += core.cost(costs_.copy_kb, static_cast<std::int64_t>((copying_ + 1023) / 1024));
   return Segment{cost, ContextKind::thread, "application"};
 }

@@ -1,7 +1,9 @@
 // netperf -t TCP_STREAM's send loop on the host: one thread per connection, calling send() with
 // traffic.send-size bytes again and again. tcp_sendmsg copies into the socket's send buffer
 // while it has room and sleeps (sk_stream_wait_memory) when it has none, until ACKs make it
-// writable again (TcpSender::writable); what the window allows leaves at once (TcpHost::write).
+// writable again (TcpSender::writable). What a call copied is pushed when the call ends, or when
+// the buffer fills first (tcp_push before the wait): what the window allows then leaves
+// (TcpHost::write).
 //
 // Costs: per send() call begun, cpu.syscall + cpu.app-message; cpu.copy-kb per KiB copied from
 // the user; cpu.wakeup + cpu.context-switch when woken.

@@ -30,17 +30,21 @@ PeerEndpoint TcpBulkReceiver::data_endpoint(std::size_t i) {
   return e;
 }
 
-// A segment's last bit arrived (the host's Tx queue reports it when the frame goes on the wire,
-// with its arrival time): the receiver decides at that time.
+// The host's Tx queue reports a segment when it goes on the wire, with the time its last bit
+// arrives here: the receiver decides then (an event at that time, so that its ACK takes the wire
+// in time order with the peer's other frames).
 void TcpBulkReceiver::on_data(Connection& c, std::int64_t arrival_ns) {
-  const Instant at = at_ns(arrival_ns);
-  if (c.receiver.on_data(at, mss_) == TcpReceiver::Ack::now) {
-    send_ack(c, arrival_ns);
+  world_.engine.schedule(at_ns(arrival_ns), endpoint_, kArrival, c.index);
+}
+
+void TcpBulkReceiver::on_arrival(Connection& c) {
+  if (c.receiver.on_data(world_.now(), mss_) == TcpReceiver::Ack::now) {
+    send_ack(c, ns_since_epoch(world_.now()));
     return;
   }
   if (const auto due = c.receiver.delack_at();
       due && (!world_.engine.armed(c.delack) || world_.engine.deadline(c.delack) != *due)) {
-    world_.engine.arm(c.delack, *due, endpoint_, 0, c.index);
+    world_.engine.arm(c.delack, *due, endpoint_, kDelack, c.index);
   }
 }
 
@@ -54,9 +58,13 @@ void TcpBulkReceiver::send_ack(Connection& c, std::int64_t at_ns) {
   port_.inject(Packet{arrival_ns, kTcpFrameOverhead, c.ack_flow});
 }
 
-// The delayed-ACK timer (tcp_delack_timer).
 void TcpBulkReceiver::on_event(const Event& event) {
   Connection& c = connections_[event.payload];
+  if (event.kind() == kArrival) {
+    on_arrival(c);
+    return;
+  }
+  // The delayed-ACK timer (tcp_delack_timer).
   if (!c.receiver.on_timer(world_.now())) return;
   send_ack(c, ns_since_epoch(world_.now()));
 }

@@ -44,7 +44,9 @@ class TcpBulkReceiver {
     TcpReceiver receiver;
     SlotId delack{};
   };
+  enum Kind : std::uint16_t { kDelack, kArrival };
   void on_data(Connection& c, std::int64_t arrival_ns);
+  void on_arrival(Connection& c);
   void send_ack(Connection& c, std::int64_t at_ns);
   void on_event(const Event& event);
 

@@ -1,4 +1,4 @@
-// The host's TCP receive side. See tcp_host.hpp.
+// The host's TCP connections, both sides. See tcp_host.hpp.
 #include "sim/net/tcp_host.hpp"
 
 #include <cassert>
