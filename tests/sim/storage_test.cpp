@@ -193,6 +193,38 @@ TEST(storage, every_storage_key_changes_the_run) {
   }
 }
 
+TEST(storage, landing_polled_cqes_lazily_gives_the_same_run_as_an_event_per_cqe) {
+  for (const char* mode :
+       {"storage.mode=polled", "storage.mode=interrupts", "storage.mode=posted-msi"}) {
+    LoadResult s = load({mode, "storage.service-time=uniform(2us, 9us)"});
+    ASSERT_TRUE(s.ok());
+    auto lazy = simulate(s.value());
+    RunOptions eager;
+    eager.event_per_arrival = true;
+    auto each = simulate(s.value(), eager);
+    ASSERT_TRUE(lazy.ok() && each.ok());
+    RunReport a = lazy.value();
+    RunReport b = each.value();
+    if (std::string(mode) == "storage.mode=polled") {
+      EXPECT_LT(a.events, b.events);
+    }
+    a.events = b.events = 0;
+    a.peak_pending_events = b.peak_pending_events = 0;
+    EXPECT_EQ(json_of(a), json_of(b)) << mode;
+  }
+}
+
+TEST(storage, a_storage_scenario_writes_back_to_the_same_scenario) {
+  LoadResult s = load({"storage.mode=posted-msi", "storage.max-coalescing-loop=4",
+                       "storage.aggregation-threshold=3", "storage.aggregation-time=2"});
+  ASSERT_TRUE(s.ok());
+  std::ostringstream out;
+  write_toml(out, s.value());
+  LoadResult back = load_scenario_text(out.str(), "storage.toml");
+  ASSERT_TRUE(back.ok()) << back.error().what();
+  EXPECT_EQ(back.value(), s.value());
+}
+
 TEST(storage, a_run_is_deterministic) {
   for (const char* mode :
        {"storage.mode=polled", "storage.mode=interrupts", "storage.mode=posted-msi"}) {

@@ -46,7 +46,18 @@ void Drive::submit(std::uint32_t n) {
 }
 
 void Drive::arm_next() {
+  if (!path_ && !world_.event_per_arrival) return;  // landed by take_cq() and the books
   if (!pending_.empty()) world_.engine.arm(completion_, pending_.front(), endpoint_, kCompletion);
+}
+
+void Drive::land() {
+  if (path_) return;  // an interrupting queue posts each CQE by its event
+  std::uint32_t n = 0;
+  while (!pending_.empty() && pending_.front() <= world_.now()) {
+    pending_.pop(1);
+    ++n;
+  }
+  posted_ += n;
 }
 
 void Drive::on_event(const Event& event) {

@@ -88,6 +88,7 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
   const CpuSection& cpu = s.cpu;
   auto world = std::make_unique<World>();
   world->trace = options.trace;
+  world->event_per_arrival = options.event_per_arrival;
   RunReport& report = world->report;
   report.scenario = s.scenario.name;
   report.seed = s.scenario.seed;
@@ -149,6 +150,8 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
   });
   for (Core& core : host->cores)
     core.finish();
+  for (Drive& drive : host->drives)
+    drive.land();
 
   report.events = engine.stats().dispatched;
   report.peak_pending_events = engine.stats().peak_pending;
