@@ -134,6 +134,11 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
     host->path_of_core[c]->add_vector(vector_of(d), drive, submitter.sink(), d);
     drive.connect(*host->path_of_core[c], vector_of(d));
   }
+  if (world->trace) {
+    world->trace->process_name(kTraceCpu, "cpu");
+    for (const Core& core : host->cores)
+      world->trace->thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
+  }
   for (Submitter& submitter : host->submitters)
     submitter.start();
 
