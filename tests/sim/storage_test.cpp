@@ -243,6 +243,10 @@ TEST(storage, bad_storage_settings_are_refused_by_key) {
             std::string::npos);
   EXPECT_NE(error({"traffic.rate=1000"}).find("traffic: a storage run"), std::string::npos);
   EXPECT_NE(error({"scenario.warmup=1ms"}).find("scenario.warmup"), std::string::npos);
+  EXPECT_NE(error({"nic.rx-ring=1024"}).find("nic: a storage run"), std::string::npos);
+  EXPECT_NE(error({"napi.busy_read=50"}).find("napi: a storage run"), std::string::npos);
+  EXPECT_NE(error({"cpu.irq-cores=1"}).find("cpu.irq-cores: a storage run"), std::string::npos);
+  EXPECT_NE(error({"cpu.app-core=1"}).find("cpu.app-core: a storage run"), std::string::npos);
   EXPECT_NE(error({"storage.max-coalescing-loop=4"}).find("storage.max-coalescing-loop"),
             std::string::npos);
   EXPECT_NE(error({"storage.mode=polled", "storage.aggregation-time=1"})

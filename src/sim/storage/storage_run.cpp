@@ -55,16 +55,27 @@ std::optional<Error> validate_storage(const Scenario& s) {
   if (st.drives > posted_msi::kFirstSystemVector - posted_msi::kFirstExternalVector) {
     return Error{"storage.drives", "more drives than device vectors"};
   }
+  // The network model's sections and placement keys; its [cpu] costs may stay (a platform can
+  // describe both paths) and are simply not charged.
+  const CpuSection& cpu = s.cpu;
+  const CpuSection& plain = defaults.cpu;
   const char* refused = s.traffic != defaults.traffic           ? "traffic"
                         : !s.flows.empty()                      ? "flow"
                         : !s.threads.empty()                    ? "thread"
+                        : s.link != defaults.link               ? "link"
+                        : s.nic != defaults.nic                 ? "nic"
+                        : s.napi != defaults.napi               ? "napi"
+                        : cpu.irq_cores != plain.irq_cores      ? "cpu.irq-cores"
+                        : cpu.app_core != plain.app_core        ? "cpu.app-core"
+                        : cpu.app_wait != plain.app_wait        ? "cpu.app-wait"
                         : s.search != defaults.search           ? "search.kind"
                         : s.scenario.warmup != Duration::zero() ? "scenario.warmup"
                                                                 : nullptr;
   if (refused) {
     return Error{refused,
-                 "a storage run (storage.drives > 0) builds no network path and has no warm-up "
-                 "or rate search, so this would do nothing; allowed: the default, or "
+                 "a storage run (storage.drives > 0) builds no network path (its vectors are "
+                 "placed by storage.irq-cores, its threads by storage.thread-cores) and has no "
+                 "warm-up or rate search, so this would do nothing; allowed: the default, or "
                  "storage.drives = 0"};
   }
   if (st.mode != StorageMode::posted_msi &&
