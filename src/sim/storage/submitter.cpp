@@ -31,7 +31,8 @@ Segment Submitter::submit_call(Core& core) {
   const std::uint64_t room = settings_.depth - std::min<std::uint64_t>(inflight_, settings_.depth);
   prepped_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(room, settings_.batch_submit));
   inflight_ += prepped_;
-  to_wait_ = inflight_ + prepped_ <= settings_.depth
+  // t/io_uring counts the prepared I/Os twice here (inflight already holds them), as it does.
+  to_wait_ = prepped_ > 0 && inflight_ + prepped_ <= settings_.depth
                  ? 0
                  : std::min<std::uint64_t>(inflight_ + prepped_, settings_.batch_complete);
   ++counters_.submit_calls;
@@ -65,6 +66,11 @@ std::optional<Segment> Submitter::start(Core& core) {
 std::optional<Segment> Submitter::after_submit(Core& core) {
   drive_.submit(prepped_);
   counters_.submitted += prepped_;
+  // Without a wait the call has no IORING_ENTER_GETEVENTS: it neither polls nor sleeps.
+  if (to_wait_ == 0) {
+    reap();
+    return submit_call(core);
+  }
   if (settings_.mode == StorageMode::polled) {
     step_ = Step::poll;
     return Segment{core.cost(costs_.poll), ContextKind::thread, "iopoll"};

@@ -3,8 +3,9 @@
 // io_uring_enter call submitting what it prepared and waiting for a batch of completions once
 // the ring is full:
 //   to_prep   = min(depth - inflight, batch_submit);  inflight += to_prep
-//   to_wait   = inflight + to_prep <= depth ? 0 : min(inflight + to_prep, batch_complete)
-//   io_uring_enter(to_prep, to_wait); reap every CQE in the ring
+//   to_wait   = to_prep && inflight + to_prep <= depth ? 0 : min(inflight + to_prep,
+//   batch_complete) io_uring_enter(to_prep, to_wait, to_wait ? GETEVENTS : 0); reap every CQE in
+//   the ring
 // How the completions arrive depends on storage.mode:
 //   polled (IORING_SETUP_IOPOLL): the call polls the drive's CQ itself (io_iopoll_check: rounds
 //     of cpu.uring-poll, each CQE cpu.nvme-cqe + cpu.uring-complete) until to_wait are found;
