@@ -274,6 +274,19 @@ void write_text(std::ostream& out, const RunReport& r) {
     if (c.tx_vector) out << " (Tx vector " << *c.tx_vector << ")";
     out << ": tx " << c.tx_frames << " forwarded frames, " << c.dropped << " dropped\n";
   }
+  if (r.storage) {
+    const StorageCounters& st = *r.storage;
+    const auto rate = [&](std::uint64_t n) {
+      const auto v = per_second(n, r.sim_time);
+      return v ? printf_string("%.0f", *v) : std::string("n/a");
+    };
+    out << "storage: " << rate(st.completed) << " IOPS (" << st.completed << " completed of "
+        << st.submitted << " submitted, " << st.submit_calls
+        << " io_uring_enter calls); device MSIs " << rate(st.device_msis) << "/s, CPU interrupts "
+        << rate(st.cpu_interrupts) << "/s, notifications " << rate(st.notifications)
+        << "/s; handler calls " << rate(st.handler_calls) << "/s (" << st.empty_calls
+        << " empty), merged MSIs " << st.merged << ", PIR scans " << st.pir_scans << "\n";
+  }
   const auto pps = per_second(r.delivered_packets, r.sim_time);
   const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
   out << "throughput: " << (pps ? printf_string("%.0f", *pps) : "n/a") << " pps, "
@@ -399,6 +412,34 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("rtt_p50_ns", rtt.percentile(50'000));
     json.field("rtt_p99_ns", rtt.percentile(99'000));
     json.field("rtt_max_ns", rtt.max());
+    json.end_object();
+  }
+  if (r.storage) {
+    const StorageCounters& st = *r.storage;
+    const auto rate_field = [&](std::string_view name, std::uint64_t n) {
+      json.key(name);
+      if (const auto v = per_second(n, r.sim_time)) {
+        json.value(*v);
+      } else {
+        json.null();
+      }
+    };
+    json.key("storage");
+    json.begin_object();
+    json.field("submitted", st.submitted);
+    json.field("completed", st.completed);
+    rate_field("iops", st.completed);
+    json.field("device_msis", st.device_msis);
+    rate_field("device_msis_per_second", st.device_msis);
+    json.field("cpu_interrupts", st.cpu_interrupts);
+    rate_field("cpu_interrupts_per_second", st.cpu_interrupts);
+    json.field("notifications", st.notifications);
+    rate_field("notifications_per_second", st.notifications);
+    json.field("handler_calls", st.handler_calls);
+    json.field("empty_calls", st.empty_calls);
+    json.field("merged", st.merged);
+    json.field("pir_scans", st.pir_scans);
+    json.field("submit_calls", st.submit_calls);
     json.end_object();
   }
   if (r.mclgeti) {

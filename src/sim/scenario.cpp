@@ -18,6 +18,7 @@
 
 #include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
+#include "sim/storage/storage_run.hpp"
 
 namespace irqmod::sim {
 
@@ -461,6 +462,8 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
 }
 
 std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
+  // [storage] (seed 003): its own checks, src/sim/storage/storage_run.cpp.
+  if (auto e = validate_storage(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   const auto fail = [&](Error e) { return Diagnostic{std::string(file), 0, std::move(e)}; };
   const auto not_a_core = [&](const std::string& key, std::uint32_t core) {
     return fail({key, std::to_string(core) + " is not a core; allowed: 0 to " +

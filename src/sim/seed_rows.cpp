@@ -39,6 +39,10 @@ std::optional<double> unit_scale(std::string_view base, std::string_view unit) {
     if (unit == "pps") return 1.0;
     if (unit == "kpps") return 1e3;
     if (unit == "Mpps") return 1e6;
+    // A storage run delivers I/Os (seed 003): the same count, in the seed's unit.
+    if (unit == "IOPS") return 1.0;
+    if (unit == "k IOPS") return 1e3;
+    if (unit == "M IOPS") return 1e6;
   } else if (base.substr(0, 7) == "latency") {
     if (unit == "ns") return 1.0;
     if (unit == "us") return 1e3;
@@ -46,6 +50,7 @@ std::optional<double> unit_scale(std::string_view base, std::string_view unit) {
   } else if (base.substr(0, 10) == "interrupts") {
     if (unit == "intr/s") return 1.0;
     if (unit == "k intr/s") return 1e3;
+    if (unit == "M intr/s") return 1e6;
   } else if (base.substr(0, 3) == "cpu") {
     if (unit == "%") return 1.0;
   }
@@ -53,9 +58,9 @@ std::optional<double> unit_scale(std::string_view base, std::string_view unit) {
 }
 
 std::string_view units_of(std::string_view base) {
-  if (base == "throughput" || base == "drops") return "pps, kpps, Mpps";
+  if (base == "throughput" || base == "drops") return "pps, kpps, Mpps, IOPS, k IOPS, M IOPS";
   if (base.substr(0, 7) == "latency") return "ns, us, ms";
-  if (base.substr(0, 10) == "interrupts") return "intr/s, k intr/s";
+  if (base.substr(0, 10) == "interrupts") return "intr/s, k intr/s, M intr/s";
   return "%";
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/builder.hpp"
+#include "sim/storage/storage_run.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -163,6 +164,8 @@ Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& o
 }  // namespace
 
 Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options) {
+  // Seed 003's drives: a run of its own, without the network path (src/sim/storage/).
+  if (scenario.storage.drives > 0) return simulate_storage(scenario, options);
   if (scenario.search.kind == SearchKind::rfc2544) return search_rfc2544(scenario, options);
   return simulate_once(scenario, options);
 }

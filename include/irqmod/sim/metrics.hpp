@@ -167,6 +167,20 @@ struct SearchResult {
   std::uint32_t trials = 0;     // runs made
 };
 
+// Seed 003's storage model ([storage]): I/Os and how their completions reached the CPU.
+struct StorageCounters {
+  std::uint64_t submitted = 0;       // I/Os handed to the drives (io_uring SQEs consumed)
+  std::uint64_t completed = 0;       // I/Os whose CQE the submitting thread reaped
+  std::uint64_t device_msis = 0;     // MSIs the drives sent (after NVMe interrupt aggregation)
+  std::uint64_t cpu_interrupts = 0;  // interrupts the cores took: vectors, or notifications
+  std::uint64_t notifications = 0;   // posted MSI notifications sent (storage.mode = posted-msi)
+  std::uint64_t handler_calls = 0;   // NVMe interrupt handler calls (one per vector delivery)
+  std::uint64_t merged = 0;          // MSIs whose vector was already pending (IRR or PIR bit)
+  std::uint64_t pir_scans = 0;       // PIR scans of the notification handler, final ones included
+  std::uint64_t empty_calls = 0;     // handler calls that found no CQE
+  std::uint64_t submit_calls = 0;    // io_uring_enter calls of the submitting threads
+};
+
 // What one core handled, beside its CPU time.
 struct CoreCounters {
   std::uint64_t interrupts = 0;  // hard interrupts taken: device vectors and NAPI timers
@@ -212,6 +226,7 @@ struct RunReport {
   std::optional<SearchResult> search;               // search.kind = "rfc2544" only
   std::optional<TcpCounters> tcp;                   // a "tcp-stream" flow only
   std::optional<PingReport> ping;                   // a "ping" flow only
+  std::optional<StorageCounters> storage;           // [storage] drives > 0 only
 };
 
 // Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less

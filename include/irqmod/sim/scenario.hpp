@@ -247,6 +247,13 @@ struct CpuSection {
   Distribution tcp_skb{};              // cpu.tcp-skb: the TCP receive path per skb (GRO merge)
   Distribution copy_kb{};              // cpu.copy-kb: copying 1 KiB of stream data to the user
   Distribution gso_segment{};          // cpu.gso-segment: software GSO, per segment sent
+  // Storage costs ([storage], seed 003), beside the network path's.
+  Distribution nvme_irq{};        // cpu.nvme-irq: one call of the NVMe queue's interrupt handler
+  Distribution nvme_cqe{};        // cpu.nvme-cqe: one completion entry, in the handler or a poll
+  Distribution uring_submit{};    // cpu.uring-submit: one I/O submitted through io_uring
+  Distribution uring_complete{};  // cpu.uring-complete: one I/O completed into the CQ and reaped
+  Distribution uring_poll{};      // cpu.uring-poll: one IOPOLL round over the device's CQ
+  Distribution pir_scan{};        // cpu.pir-scan: one PIR scan of the posted MSI handler
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 
@@ -271,6 +278,30 @@ struct SearchSection {
   friend bool operator==(const SearchSection&, const SearchSection&) = default;
 };
 
+// storage.mode: how I/O completions reach the submitting thread (seed 003).
+enum class StorageMode : std::uint8_t {
+  interrupts,  // one MSI-X vector per completion queue, remapped to its core (the default)
+  polled,      // io_uring IOPOLL: no interrupt; the submitting thread polls the CQ itself
+  posted_msi,  // the vectors' MSIs posted into the core's PIR, one notification (posted_msi)
+};
+
+// [storage]: NVMe-like drives and io_uring-like submitters (t/io_uring), seed 003.
+struct StorageSection {
+  std::uint32_t drives{};                 // storage.drives: 0 = no storage model
+  StorageMode mode{};                     // storage.mode
+  std::uint64_t iops{};                   // storage.iops: one drive's I/Os per second, at most
+  Distribution service_time{};            // storage.service-time: submission -> CQE, unloaded
+  std::uint32_t aggregation_threshold{};  // storage.aggregation-threshold: 0-based CQEs
+  std::uint32_t aggregation_time{};       // storage.aggregation-time: in 100 us units
+  std::uint32_t queue_depth{};            // storage.queue-depth: I/Os in flight per thread
+  std::uint32_t batch_submit{};           // storage.batch-submit: I/Os per io_uring_enter
+  std::uint32_t batch_complete{};         // storage.batch-complete: completions waited for
+  std::string thread_cores;               // storage.thread-cores: drive d's thread, d mod n
+  std::string irq_cores;                  // storage.irq-cores: drive d's vector, d mod n
+  std::uint32_t max_coalescing_loop{};    // storage.max-coalescing-loop: PIR scans
+  friend bool operator==(const StorageSection&, const StorageSection&) = default;
+};
+
 struct Scenario {
   std::string platform;  // platform: the preset file applied before the scenario's own keys
   ScenarioSection scenario;
@@ -282,6 +313,7 @@ struct Scenario {
   CpuSection cpu;
   std::vector<ThreadSection> threads;  // threads 1, 2, ... ([[thread]]); thread 0 is in [cpu]
   SearchSection search;
+  StorageSection storage;          // [storage]: seed 003's drives (drives = 0: none)
   std::vector<SeedRow> seed_rows;  // the seed numbers this scenario reproduces ([[seed_row]])
   friend bool operator==(const Scenario&, const Scenario&) = default;
 

@@ -1,0 +1,208 @@
+// Builds and runs a storage scenario. See storage_run.hpp.
+#include "sim/storage/storage_run.hpp"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/cpu/core.hpp"
+#include "sim/cpu/scheduler.hpp"
+#include "sim/storage/completion_path.hpp"
+#include "sim/storage/drive.hpp"
+#include "sim/storage/submitter.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+// Device vectors are numbered from FIRST_EXTERNAL_VECTOR, one per drive (nvme-pci allocates
+// one per completion queue; a drive here has one queue).
+std::uint8_t vector_of(std::uint32_t drive) {
+  return static_cast<std::uint8_t>(posted_msi::kFirstExternalVector + drive);
+}
+
+struct StorageHost {
+  explicit StorageHost(World& w) : world(w) {}
+  World& world;
+  std::deque<Core> cores;
+  std::deque<Drive> drives;
+  std::deque<CompletionPath> paths;
+  std::vector<CompletionPath*> path_of_core;
+  std::deque<Submitter> submitters;
+};
+
+}  // namespace
+
+std::optional<Error> validate_storage(const Scenario& s) {
+  const StorageSection& st = s.storage;
+  if (st.drives == 0) return std::nullopt;
+  const Scenario defaults = default_scenario();
+  const auto cores_exist = [&](const char* key, const std::string& list) -> std::optional<Error> {
+    const auto cores = parse_cpu_list(list);
+    if (!cores) return Error{key, cores.error().message};
+    for (const std::uint32_t c : cores.value()) {
+      if (c >= s.cpu.cores) {
+        return Error{key, std::to_string(c) + " is not a core; allowed: 0 to " +
+                              std::to_string(s.cpu.cores - 1) +
+                              " (cpu.cores = " + std::to_string(s.cpu.cores) + ")"};
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto e = cores_exist("storage.thread-cores", st.thread_cores)) return e;
+  if (auto e = cores_exist("storage.irq-cores", st.irq_cores)) return e;
+  if (st.drives > posted_msi::kFirstSystemVector - posted_msi::kFirstExternalVector) {
+    return Error{"storage.drives", "more drives than device vectors"};
+  }
+  // The network model's sections and placement keys; its [cpu] costs may stay (a platform can
+  // describe both paths) and are simply not charged.
+  const CpuSection& cpu = s.cpu;
+  const CpuSection& plain = defaults.cpu;
+  const char* refused = s.traffic != defaults.traffic           ? "traffic"
+                        : !s.flows.empty()                      ? "flow"
+                        : !s.threads.empty()                    ? "thread"
+                        : s.link != defaults.link               ? "link"
+                        : s.nic != defaults.nic                 ? "nic"
+                        : s.napi != defaults.napi               ? "napi"
+                        : cpu.irq_cores != plain.irq_cores      ? "cpu.irq-cores"
+                        : cpu.app_core != plain.app_core        ? "cpu.app-core"
+                        : cpu.app_wait != plain.app_wait        ? "cpu.app-wait"
+                        : s.search != defaults.search           ? "search.kind"
+                        : s.scenario.warmup != Duration::zero() ? "scenario.warmup"
+                                                                : nullptr;
+  if (refused) {
+    return Error{refused,
+                 "a storage run (storage.drives > 0) builds no network path (its vectors are "
+                 "placed by storage.irq-cores, its threads by storage.thread-cores) and has no "
+                 "warm-up or rate search, so this would do nothing; allowed: the default, or "
+                 "storage.drives = 0"};
+  }
+  if (st.mode != StorageMode::posted_msi &&
+      st.max_coalescing_loop != defaults.storage.max_coalescing_loop) {
+    return Error{"storage.max-coalescing-loop",
+                 "only the posted MSI handler has a coalescing loop; allowed: the default, or "
+                 "storage.mode = \"posted-msi\""};
+  }
+  if (st.mode == StorageMode::polled &&
+      (st.aggregation_threshold != 0 || st.aggregation_time != 0)) {
+    return Error{st.aggregation_threshold != 0 ? "storage.aggregation-threshold"
+                                               : "storage.aggregation-time",
+                 "a polled queue raises no interrupt to aggregate; allowed: 0, or "
+                 "storage.mode = \"interrupts\" / \"posted-msi\""};
+  }
+  return std::nullopt;
+}
+
+Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& options) {
+  const StorageSection& st = s.storage;
+  const CpuSection& cpu = s.cpu;
+  auto world = std::make_unique<World>();
+  world->trace = options.trace;
+  world->event_per_arrival = options.event_per_arrival;
+  RunReport& report = world->report;
+  report.scenario = s.scenario.name;
+  report.seed = s.scenario.seed;
+  report.sim_time = s.scenario.duration;
+  // Vectors 0 .. drives-1: the drives' completion vectors; vector `drives`: the posted MSI
+  // notification (the PMN line of /proc/interrupts), counted once per notification taken.
+  report.interrupts = InterruptCounters(st.drives + 1);
+  report.cpu = CpuTime(cpu.cores);
+  report.cores.resize(cpu.cores);
+  report.storage.emplace();
+  StorageCounters& counters = *report.storage;
+
+  auto host = std::make_unique<StorageHost>(*world);
+  const Duration slice =
+      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
+  for (std::uint32_t c = 0; c < cpu.cores; ++c)
+    host->cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
+  host->path_of_core.assign(cpu.cores, nullptr);
+
+  const std::vector<std::uint32_t> thread_cores = parse_cpu_list(st.thread_cores).value();
+  const std::vector<std::uint32_t> irq_cores = parse_cpu_list(st.irq_cores).value();
+  const CompletionPath::Costs path_costs{cpu.irq_entry, cpu.nvme_irq, cpu.nvme_cqe, cpu.pir_scan,
+                                         cpu.wakeup};
+  const Submitter::Costs thread_costs{cpu.syscall,    cpu.uring_submit, cpu.uring_complete,
+                                      cpu.uring_poll, cpu.nvme_cqe,     cpu.context_switch};
+  const Submitter::Settings thread_settings{st.mode, st.queue_depth, st.batch_submit,
+                                            st.batch_complete};
+  const Drive::Settings drive_settings{st.iops, st.service_time, st.aggregation_threshold,
+                                       nanoseconds(100'000) * st.aggregation_time, st.queue_depth};
+  for (std::uint32_t d = 0; d < st.drives; ++d) {
+    Drive& drive = host->drives.emplace_back(*world, d, drive_settings,
+                                             Rng(s.scenario.seed, stream::kStorage + d));
+    Core& thread_core = host->cores[thread_cores[d % thread_cores.size()]];
+    Submitter& submitter = host->submitters.emplace_back(*world, thread_core, drive,
+                                                         thread_settings, thread_costs, counters);
+    if (st.mode == StorageMode::polled) continue;  // IOPOLL queues have no interrupt
+    const std::uint32_t c = irq_cores[d % irq_cores.size()];
+    if (!host->path_of_core[c]) {
+      host->path_of_core[c] = &host->paths.emplace_back(
+          *world, host->cores[c], st.mode, path_costs,
+          static_cast<std::uint8_t>(st.max_coalescing_loop), counters, st.drives);
+    }
+    host->path_of_core[c]->add_vector(vector_of(d), drive, submitter.sink(), d);
+    drive.connect(*host->path_of_core[c], vector_of(d));
+  }
+  if (world->trace) {
+    world->trace->process_name(kTraceCpu, "cpu");
+    for (const Core& core : host->cores)
+      world->trace->thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
+  }
+  for (Submitter& submitter : host->submitters)
+    submitter.start();
+
+  Engine& engine = world->engine;
+  const Instant end = at_ns(0) + s.scenario.duration;
+  Instant next_progress{};
+  const Duration progress_step = std::max(s.scenario.duration / 100, nanoseconds(1));
+  engine.run_until(end, [&](const Event& event) {
+    engine.dispatch(event);
+    if (options.progress && engine.now() >= next_progress) {
+      options.progress(options.progress_context, engine.now(), end);
+      next_progress = engine.now() + progress_step;
+    }
+  });
+  for (Core& core : host->cores)
+    core.finish();
+  for (Drive& drive : host->drives)
+    drive.land();
+
+  report.events = engine.stats().dispatched;
+  report.peak_pending_events = engine.stats().peak_pending;
+  // I/Os: submitted = reaped + in the drives + in their CQs + handed over, not yet reaped.
+  Conservation books;
+  books.entered = counters.submitted;
+  books.delivered = counters.completed;
+  for (const Drive& drive : host->drives)
+    books.in_flight += drive.in_device() + drive.in_cq();
+  for (const Submitter& submitter : host->submitters)
+    books.in_flight += submitter.unreaped();
+  for (const CompletionPath& path : host->paths)
+    books.in_flight += path.in_hand();
+  report.conservation = books;
+  report.delivered_packets = counters.completed;
+  if (auto error = books.check()) return *error;
+  // MSIs: every one the drives sent reached a core's IRR or PIR, and was taken once, merged
+  // into a pending one, or is still pending.
+  std::uint64_t msis = 0;
+  for (const Drive& drive : host->drives)
+    msis += drive.msis();
+  std::uint64_t received = 0;
+  for (const CompletionPath& path : host->paths) {
+    received += path.msis();
+    if (!path.conserved()) {
+      return Error{"conservation", "a core's PIR/IRR books do not balance: MSIs " +
+                                       std::to_string(path.msis()) + " lost or delivered twice"};
+    }
+    counters.merged += path.posted_counters().merged;
+  }
+  if (msis != received || msis != counters.device_msis) {
+    return Error{"conservation", "drives sent " + std::to_string(msis) + " MSIs, cores received " +
+                                     std::to_string(received)};
+  }
+  return std::move(report);
+}
+
+}  // namespace irqmod::sim
