@@ -227,6 +227,57 @@ size = 102
   EXPECT_LE(r.ping->rtt.percentile(50'000), r.ping->rtt.percentile(99'000));
 }
 
+TEST(tcp_stream, its_mss_flows_and_default_send_buffer_are_used) {
+  // traffic.mss: smaller segments, more frames for the same bytes.
+  const RunReport big = run(load(stream(kStreamFlow)));
+  const RunReport small = run(load(stream(kStreamFlow), {"traffic.mss=1000"}));
+  EXPECT_GT(static_cast<double>(small.queues.at(1).tx_frames),
+            1.3 * static_cast<double>(big.queues.at(1).tx_frames));
+  // traffic.flows: two window-limited connections carry about twice one's bytes.
+  const double one = out_mbps(run(load(stream(kStreamFlow), {"traffic.window=2896"})));
+  const double two =
+      out_mbps(run(load(stream(kStreamFlow), {"traffic.window=2896", "traffic.flows=2"})));
+  EXPECT_GT(two, 1.6 * one);
+  // traffic.send-buffer = 0 is twice the window: the same run as setting it so, unlike one
+  // window's worth.
+  std::ostringstream zero;
+  std::ostringstream twice;
+  std::ostringstream once;
+  write_text(zero, run(load(stream(kStreamFlow), {"traffic.window=5792"})));
+  write_text(twice,
+             run(load(stream(kStreamFlow), {"traffic.window=5792", "traffic.send-buffer=11584"})));
+  write_text(once,
+             run(load(stream(kStreamFlow), {"traffic.window=5792", "traffic.send-buffer=5792"})));
+  EXPECT_EQ(zero.str(), twice.str());
+  EXPECT_NE(zero.str(), once.str());
+}
+
+TEST(ping, its_size_sets_the_frames_wire_time_and_the_json_has_ping_and_tcp) {
+  const std::string ping = R"(
+[traffic]
+kind = "ping"
+rate = 1000
+steering = "queue"
+)";
+  const RunReport small = run(load(stream(ping), {"traffic.size=102"}));
+  const RunReport large = run(load(stream(ping), {"traffic.size=1500"}));
+  ASSERT_TRUE(small.ping && large.ping);
+  // Request and reply each take (1500 - 102) x 8 ns more on the wire at 1 Gbit/s.
+  EXPECT_GT(large.ping->rtt.min(), small.ping->rtt.min() + 2 * (1500 - 102) * 8 * 9 / 10);
+  std::ostringstream json;
+  write_json(json, run(load(stream(ping + R"(
+[[flow]]
+kind = "tcp-stream"
+steering = "queue"
+tx-steering = "queue"
+tx-queue = 1
+)"))));
+  EXPECT_NE(json.str().find("\"ping\":{\"sent\":"), std::string::npos);
+  EXPECT_NE(json.str().find("\"rtt_p99_ns\":"), std::string::npos);
+  EXPECT_NE(json.str().find("\"tcp\":{\"received_bytes\":"), std::string::npos);
+  EXPECT_NE(json.str().find("\"sent_bytes\":"), std::string::npos);
+}
+
 TEST(tcp_stream, its_keys_are_checked) {
   EXPECT_EQ(load_error(stream(kStreamFlow), {"traffic.send-buffer=1000"}),
             "test.toml: traffic.send-buffer: 1000 bytes is less than one segment; allowed: 0 "
