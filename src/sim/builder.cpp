@@ -158,14 +158,19 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   // sends (tcp-maerts), then those it receives (tcp-stream).
   std::uint32_t tcp_connections = 0;
   std::uint32_t stream_connections = 0;
-  bool softirq_tx = false;  // a flow whose frames the stack sends from softirq context
+  std::uint32_t probe_flows = 0;  // a TCP ping-pong's connections: their loss probes' copies
+  bool softirq_tx = false;        // a flow whose frames the stack sends from softirq context
   for (std::size_t e = 0; e < s.flow_count(); ++e) {
     const TrafficKind kind = s.flow(e).kind;
+    const bool tcp_ping_pong =
+        kind == TrafficKind::ping_pong && s.flow(e).protocol == Protocol::tcp;
     if (kind == TrafficKind::tcp_maerts) tcp_connections += s.flow(e).flows;
     if (kind == TrafficKind::tcp_stream) stream_connections += s.flow(e).flows;
-    softirq_tx = softirq_tx || kind == TrafficKind::tcp_stream || kind == TrafficKind::ping;
+    if (tcp_ping_pong) probe_flows += s.flow(e).flows;
+    softirq_tx =
+        softirq_tx || kind == TrafficKind::tcp_stream || kind == TrafficKind::ping || tcp_ping_pong;
   }
-  const std::uint32_t flows = tuples + tcp_connections + stream_connections;
+  const std::uint32_t flows = tuples + tcp_connections + stream_connections + probe_flows;
   host.peers.resize(flows);
   host.stack.emplace(world, host.peers, flows, cpu.cores);
   if (tcp_connections + stream_connections > 0) {
@@ -207,6 +212,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   const IndirectionTable table(nic.rss_table, nic.queues);
   std::vector<std::uint16_t> queue_of_tuple(flows);
   std::uint32_t next_stream_ack = tuples + tcp_connections;
+  std::uint32_t next_probe_flow = tuples + tcp_connections + stream_connections;
+  std::vector<std::uint32_t> first_probe_flow(s.flow_count());
   for (std::size_t e = 0; e < s.flow_count(); ++e) {
     const TrafficSection& t = s.flow(e);
     for (std::uint32_t i = 0; i < t.flows; ++i) {
@@ -219,6 +226,14 @@ std::optional<Error> build(const Scenario& s, Host& host) {
         const std::uint32_t ack_flow = next_stream_ack++;
         queue_of_tuple[ack_flow] = queue_of_tuple[tuple];
         host.stack->bind_stack(ack_flow, false, hash);
+      }
+      if (t.kind == TrafficKind::ping_pong && t.protocol == Protocol::tcp) {
+        // The loss probes' copies: the same connection, so the same Rx queue and Tx queue.
+        const std::uint32_t probe = next_probe_flow++;
+        if (i == 0) first_probe_flow[e] = probe;
+        queue_of_tuple[probe] = queue_of_tuple[tuple];
+        host.stack->bind_duplicates(probe, hash);
+        if (t.tx_steering == TxSteering::queue) host.stack->pin_tx_queue(probe, t.tx_queue);
       }
       if (t.kind == TrafficKind::ping) {
         host.stack->bind_stack(tuple, true, hash);
@@ -395,10 +410,21 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       continue;
     }
     if (t.kind == TrafficKind::ping_pong) {
-      PingPongClient& client = host.ping_pong_clients.emplace_back(
-          world, *host.port, first_tuple[e], t.flows, udp_frame_bytes(t.msg_size), t.mps, t.jitter,
-          jitter_rng);
+      std::optional<TcpProbeSettings> tcp;
+      if (t.protocol == Protocol::tcp) {
+        tcp = TcpProbeSettings{nanoseconds(1'000'000'000 / static_cast<std::int64_t>(t.peer_hz)),
+                               t.rto_min, first_probe_flow[e]};
+      }
+      const std::uint32_t frame_bytes = t.protocol == Protocol::tcp ? t.msg_size + kTcpFrameOverhead
+                                                                    : udp_frame_bytes(t.msg_size);
+      PingPongClient& client =
+          host.ping_pong_clients.emplace_back(world, *host.port, first_tuple[e], t.flows,
+                                              frame_bytes, t.mps, t.jitter, jitter_rng, tcp);
       peer = client.endpoint();
+      if (tcp) {
+        for (std::uint32_t i = 0; i < t.flows; ++i)
+          host.peers[tcp->first_probe_flow + i] = client.probe_endpoint();
+      }
     } else {
       if (t.kind == TrafficKind::request_response) {
         peer = host.request_senders.emplace_back(world, host.port->link()).endpoint();

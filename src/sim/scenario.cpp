@@ -487,6 +487,23 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
         t.rate == 0) {
       return fail({prefix + "rate", kind + " needs an average rate; allowed: 1 frame/s or more"});
     }
+    if (t.protocol == Protocol::tcp && t.kind != TrafficKind::ping_pong) {
+      return fail({prefix + "protocol", kind + " has its own transport; allowed: \"udp\" (the "
+                                               "default), or traffic.kind = \"ping-pong\""});
+    }
+    if (t.protocol != Protocol::tcp && (t.peer_hz != default_scenario().traffic.peer_hz ||
+                                        t.rto_min != default_scenario().traffic.rto_min)) {
+      return fail(
+          {prefix + (t.peer_hz != default_scenario().traffic.peer_hz ? "peer-hz" : "rto-min"),
+           "only the TCP client's loss probe uses it; allowed: the default, or "
+           "traffic.protocol = \"tcp\""});
+    }
+    if (t.protocol == Protocol::tcp && t.peer_hz != 100 && t.peer_hz != 250 && t.peer_hz != 300 &&
+        t.peer_hz != 1000) {
+      return fail({prefix + "peer-hz", std::to_string(t.peer_hz) +
+                                           " is not a CONFIG_HZ choice; allowed: 100, 250, 300, "
+                                           "1000"});
+    }
     if (t.kind == TrafficKind::ping && t.rate == 0) {
       return fail({prefix + "rate", kind + " sends one echo request per 1/rate s (ping -i); "
                                            "allowed: 1 request/s or more"});

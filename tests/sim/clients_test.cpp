@@ -135,6 +135,87 @@ TEST(clients, ping_pong_jitters_each_send_and_measures_latency_from_the_jittered
   EXPECT_EQ(f.last_request().arrival_ns, 5000 + second + kReception);
 }
 
+TEST(clients, the_timer_wheel_rounds_a_timer_up_to_its_levels_step) {
+  const Duration ms = milliseconds(1);
+  // Level 0 (under 63 jiffies ahead): the next jiffy after the expiry.
+  EXPECT_EQ(timer_wheel_expiry(at_ns(500'000), milliseconds(10), ms), at_ns(11'000'000));
+  // Level 1 (63 to 503 jiffies): the next multiple of 8 jiffies. The loss probe's 200.1 ms is
+  // 201 jiffies: 208 ms from jiffy 0 or 3, 216 ms from jiffy 7.
+  EXPECT_EQ(timer_wheel_expiry(at_ns(500'000), microseconds(200'100), ms), at_ns(208'000'000));
+  EXPECT_EQ(timer_wheel_expiry(at_ns(3'200'000), microseconds(200'100), ms), at_ns(208'000'000));
+  EXPECT_EQ(timer_wheel_expiry(at_ns(7'000'000), microseconds(200'100), ms), at_ns(216'000'000));
+  // Level 2 (504 to 4031): steps of 64 jiffies; TCP_TIMEOUT_INIT's 1 s fires at 1024 ms.
+  EXPECT_EQ(timer_wheel_expiry(at_ns(0), seconds(1), ms), at_ns(1'024'000'000));
+  // HZ = 250: 200.1 ms is 51 ticks of 4 ms, level 0: 52 ticks, 208 ms; HZ = 100: 220 ms.
+  EXPECT_EQ(timer_wheel_expiry(at_ns(0), microseconds(200'100), milliseconds(4)),
+            at_ns(208'000'000));
+  EXPECT_EQ(timer_wheel_expiry(at_ns(0), microseconds(200'100), milliseconds(10)),
+            at_ns(220'000'000));
+}
+
+// sockperf --tcp: 12 B messages in 82 B frames; no interrupt for 10 s, so only the test answers.
+std::vector<std::string> tcp(std::vector<std::string> more = {}) {
+  more.insert(more.begin(), {"traffic.protocol=tcp", "nic.rx-usecs=10000000"});
+  return more;
+}
+constexpr std::int64_t kTcpReception = 720;  // 82 B + preamble at 1 Gbit/s
+
+TEST(clients, tcp_ping_pong_probes_an_unanswered_request_on_its_copy_flow) {
+  Fixture f(tcp());
+  f.run_to(1000);
+  ASSERT_EQ(f.requests(), 1U);
+  EXPECT_EQ(f.last_request().frame_bytes, 82U);
+  EXPECT_EQ(f.last_request().arrival_ns, kTcpReception);
+  // No RTT sample yet: TCP_TIMEOUT_INIT, 1 s, fires at 1024 ms; the copy takes the probe flow
+  // of tuple 0 (flow 2, after the two tuples) and the same Rx queue.
+  f.run_to(1'024'000'000 + kTcpReception - 1);
+  EXPECT_EQ(f.requests(), 1U);
+  f.run_to(1'024'000'000 + kTcpReception);
+  ASSERT_EQ(f.requests(), 2U);
+  EXPECT_EQ(f.last_request().arrival_ns, 1'024'000'000 + kTcpReception);
+  EXPECT_EQ(f.last_request().flow, 2U);
+  EXPECT_EQ(f.world.report.tcp_loss_probes, 1U);
+  EXPECT_EQ(f.world.report.sockperf.dropped, 0U);
+}
+
+TEST(clients, tcp_ping_pong_times_its_probe_from_the_smoothed_rtt_and_the_keys) {
+  struct Case {
+    std::vector<std::string> sets;
+    std::int64_t probe_ns;
+  };
+  // A 50 us round trip: PTO = 2 x 50 us + rto-min, from the second request's send at 50 us.
+  const std::vector<Case> cases = {
+      {{}, 208'000'000},                          // 201 jiffies, level 1
+      {{"traffic.peer-hz=100"}, 220'000'000},     // 21 ticks of 10 ms, level 0
+      {{"traffic.rto-min=100ms"}, 104'000'000}};  // 101 jiffies, level 1
+  for (const Case& c : cases) {
+    Fixture f(tcp(c.sets));
+    f.run_to(1000);
+    f.reply(50'000);
+    f.run_to(51'000);
+    ASSERT_EQ(f.requests(), 2U);
+    f.run_to(c.probe_ns + kTcpReception - 1);
+    EXPECT_EQ(f.requests(), 2U) << c.probe_ns;
+    f.run_to(c.probe_ns + kTcpReception);
+    ASSERT_EQ(f.requests(), 3U) << c.probe_ns;
+    EXPECT_EQ(f.last_request().flow, 3U);  // tuple 1's copy flow
+  }
+}
+
+TEST(clients, tcp_ping_pong_sends_a_request_the_server_dropped_again_at_the_probe) {
+  Fixture f(tcp());
+  f.run_to(1000);
+  f.lose();  // TCP recovers it: sockperf sees no loss and nothing is sent at once
+  EXPECT_EQ(f.world.report.sockperf.dropped, 0U);
+  f.run_to(1'024'000'000 + kTcpReception - 1);
+  EXPECT_EQ(f.requests(), 1U);
+  f.run_to(1'024'000'000 + kTcpReception);
+  ASSERT_EQ(f.requests(), 2U);
+  EXPECT_EQ(f.last_request().flow, 0U);  // the request itself, on its own flow
+  f.reply(1'024'100'000);
+  EXPECT_EQ(f.latency().max(), 1'024'100'000 / 2);  // from the first send
+}
+
 TEST(clients, request_sender_records_half_the_time_from_the_requests_send_to_its_reply) {
   World world;
   const Link link(1'000'000'000);

@@ -380,6 +380,15 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
             std::string::npos);
   EXPECT_NE(error_of("[cpu]\nirq-cores = \"x\"\n").find("is not a cpulist"), std::string::npos);
   EXPECT_NE(error_of("[nic]\nrss-table = 500\n").find("not a power of two"), std::string::npos);
+  EXPECT_EQ(error_of("[traffic]\nkind = \"poisson\"\nrate = 1000\nprotocol = \"tcp\"\n"),
+            "test.toml:4: traffic.protocol: traffic.kind = \"poisson\" has its own transport; "
+            "allowed: \"udp\" (the default), or traffic.kind = \"ping-pong\"");
+  EXPECT_EQ(error_of("[traffic]\nkind = \"ping-pong\"\nrto-min = \"100ms\"\n"),
+            "test.toml:3: traffic.rto-min: only the TCP client's loss probe uses it; allowed: the "
+            "default, or traffic.protocol = \"tcp\"");
+  EXPECT_EQ(error_of("[traffic]\nkind = \"ping-pong\"\nprotocol = \"tcp\"\npeer-hz = 500\n"),
+            "test.toml:4: traffic.peer-hz: 500 is not a CONFIG_HZ choice; allowed: 100, 250, 300, "
+            "1000");
   EXPECT_NE(error_of("[nic]\nmoderation = \"lli\"\nclean-clears-cause = true\n")
                 .find("nic.clean-clears-cause"),
             std::string::npos);

@@ -392,6 +392,32 @@ TEST(simulation, seed_000_without_the_fix_strands_a_ping_pong_request_and_with_i
   EXPECT_LT(rescued.latency.max(), 50'000);  // within the 50 us software-interrupt throttle
 }
 
+TEST(simulation, seed_000_over_tcp_a_loss_probe_ends_each_stall_about_208_ms_after_its_send) {
+  // sockperf --tcp (82 B frames) at the race scenario's period, which still lands requests in
+  // busy_poll_stop's window. Without the fix each stranded request waits for the client's loss
+  // probe: 2 x SRTT + 200 ms = 201 jiffies, fired on the timer wheel's 8-jiffy step (201-209 ms
+  // after the send); its copy interrupts, the poll takes the stranded request with it, and the
+  // copy is dropped as a duplicate and acknowledged (a 70 B frame).
+  const std::string file = "seeds/000-busy-poll-exit-race.toml";
+  const RunReport stranded = run(load_shipped(
+      file, {"scenario.duration=500ms", "traffic.protocol=tcp", "nic.busy-poll-exit-swint=false"}));
+  ASSERT_GE(stranded.tcp_loss_probes, 1U);
+  EXPECT_EQ(stranded.drops.total(), 0U);
+  // sockperf's RTT / 2: 100.5 to 104.5 ms for each stall (the seed's <MAX> is 103.29 ms).
+  EXPECT_GT(stranded.latency.max(), 100'500'000);
+  EXPECT_LT(stranded.latency.max(), 104'500'000);
+  // Every probe ended one stall: the probes' count of observations are the long ones.
+  const std::uint64_t n = stranded.latency.count();
+  ASSERT_GT(n, stranded.tcp_loss_probes);
+  EXPECT_LT(stranded.latency.value_at_rank(n - stranded.tcp_loss_probes), 1'000'000);
+  EXPECT_GT(stranded.latency.value_at_rank(n - stranded.tcp_loss_probes + 1), 100'500'000);
+  // With the fix nothing is stranded and no probe is sent.
+  const RunReport rescued =
+      run(load_shipped(file, {"scenario.duration=500ms", "traffic.protocol=tcp"}));
+  EXPECT_EQ(rescued.tcp_loss_probes, 0U);
+  EXPECT_LT(rescued.latency.max(), 50'000);
+}
+
 TEST(simulation, busy_polling_without_its_iteration_cost_is_refused_by_name) {
   Scenario s = load(ping_pong("rx-usecs = 0\nrx-frames = 1\n", "busy_read = 50"));
   s.cpu.busy_poll_iteration = Distribution::constant_ns(0);

@@ -216,6 +216,7 @@ struct RunReport {
   CpuTime cpu;                   // per core and context kind
   std::uint64_t delivered_packets = 0;  // frames the application consumed
   std::uint64_t delivered_bytes = 0;    // their frame bytes (FCS included, preamble and IFG not)
+  std::uint64_t tcp_loss_probes = 0;    // a TCP ping-pong client's loss probes (traffic.protocol)
   DropCounters drops;
   Conservation conservation;
   std::vector<QueueCounters> queues;                // by queue pair

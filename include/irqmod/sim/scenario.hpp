@@ -51,6 +51,13 @@ enum class TrafficKind : std::uint8_t {
   ping,              // ICMP echo requests from the peer, answered by the host's stack (ping -i)
 };
 
+// traffic.protocol: what a sockperf ping-pong runs over.
+enum class Protocol : std::uint8_t {
+  udp,  // sockperf's default: a lost message is counted and the next one sent
+  tcp,  // sockperf --tcp: one connection per 4-tuple; a request left unanswered is probed again
+        // by the client's TCP (its tail loss probe), as in seed 000
+};
+
 // traffic.steering: how the NIC picks a flow's Rx queue.
 enum class Steering : std::uint8_t {
   rss,    // Toeplitz hash of the 4-tuple through the indirection table (the default of every NIC)
@@ -159,6 +166,9 @@ struct TrafficSection {
   std::uint32_t window{};       // traffic.window: TCP bytes the sender may have unacknowledged
   std::uint32_t send_buffer{};  // traffic.send-buffer: the host sender's sk_sndbuf (0: 2 x window)
   std::uint32_t send_size{};    // traffic.send-size: bytes per send() call (netperf -m)
+  Protocol protocol{};          // traffic.protocol: a ping-pong over UDP or TCP
+  std::uint32_t peer_hz{};      // traffic.peer-hz: the TCP client's kernel HZ (its timers' tick)
+  Duration rto_min{};           // traffic.rto-min: the client's tcp_rto_min
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 

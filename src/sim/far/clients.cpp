@@ -5,9 +5,24 @@
 
 namespace irqmod::sim {
 
+Instant timer_wheel_expiry(Instant now, Duration delay, Duration tick) {
+  // jiffies + usecs_to_jiffies(delay): the jiffy now, and the delay rounded up to whole jiffies.
+  const std::int64_t t = tick.count();
+  const std::int64_t now_j = ns_since_epoch(now) / t;
+  const std::int64_t delta = (delay.count() + t - 1) / t;
+  const std::int64_t expires = now_j + delta;
+  // LVL_START(n) = 63 << 3(n - 1), LVL_SHIFT(n) = 3n; eight levels at HZ = 1000.
+  int level = 0;
+  while (level < 8 && delta >= (std::int64_t{63} << (3 * level)))
+    ++level;
+  const int shift = 3 * level;
+  return at_ns((((expires >> shift) + 1) << shift) * t);
+}
+
 PingPongClient::PingPongClient(World& world, Port& port, std::uint32_t first_tuple,
                                std::uint32_t tuples, std::uint32_t frame_bytes, std::uint64_t mps,
-                               Distribution jitter, Rng jitter_rng)
+                               Distribution jitter, Rng jitter_rng,
+                               std::optional<TcpProbeSettings> tcp)
     : world_(world),
       port_(port),
       first_tuple_(first_tuple),
@@ -15,7 +30,13 @@ PingPongClient::PingPongClient(World& world, Port& port, std::uint32_t first_tup
       frame_bytes_(frame_bytes),
       mps_(mps),
       jitter_(jitter),
-      jitter_rng_(jitter_rng) {}
+      jitter_rng_(jitter_rng),
+      tcp_(tcp) {
+  if (tcp_) {
+    endpoint_ = world_.engine.bind<&PingPongClient::on_event>(*this);
+    probe_slot_ = world_.engine.make_slot();
+  }
+}
 
 PeerEndpoint PingPongClient::endpoint() {
   PeerEndpoint e;
@@ -28,6 +49,13 @@ PeerEndpoint PingPongClient::endpoint() {
   return e;
 }
 
+// The server's duplicate ACKs: nothing for the client to do (its request is still answered).
+PeerEndpoint PingPongClient::probe_endpoint() {
+  PeerEndpoint e;
+  e.self = this;
+  return e;
+}
+
 void PingPongClient::send(Instant at) {
   // sockperf --mps: one request per 1/mps at most; 0 (max) sends on the reply.
   std::int64_t send_ns = ns_since_epoch(at);
@@ -37,18 +65,52 @@ void PingPongClient::send(Instant at) {
   }
   send_ns += jitter_.draw(jitter_rng_).count();
   sent_ns_ = send_ns;
+  tuple_ = first_tuple_ + next_tuple_;
   const std::int64_t arrival_ns = send_ns + port_.link().reception_ps(frame_bytes_) / 1000;
-  port_.inject(Packet{arrival_ns, frame_bytes_, first_tuple_ + next_tuple_});
+  port_.inject(Packet{arrival_ns, frame_bytes_, tuple_});
   if (++next_tuple_ == tuples_) next_tuple_ = 0;
+  if (tcp_) {
+    probed_ = false;
+    lost_ = false;
+    arm_probe(send_ns);
+  }
+}
+
+void PingPongClient::arm_probe(std::int64_t from_ns) {
+  const Duration pto = srtt_ns_ > 0 ? nanoseconds(2 * srtt_ns_) + tcp_->rto_min : seconds(1);
+  world_.engine.arm(probe_slot_, timer_wheel_expiry(at_ns(from_ns), pto, tcp_->tick), endpoint_, 0);
+}
+
+// The loss probe fired with the request unanswered: the request again, as a copy the server
+// holds already, or as the request itself when the server dropped it.
+void PingPongClient::on_event(const Event&) {
+  ++probes_;
+  ++world_.report.tcp_loss_probes;
+  probed_ = true;
+  const std::uint32_t flow = lost_ ? tuple_ : tcp_->first_probe_flow + (tuple_ - first_tuple_);
+  lost_ = false;
+  const std::int64_t now_ns = ns_since_epoch(world_.now());
+  port_.inject(Packet{now_ns + port_.link().reception_ps(frame_bytes_) / 1000, frame_bytes_, flow});
+  arm_probe(now_ns);
 }
 
 void PingPongClient::on_reply(std::int64_t arrival_ns) {
-  world_.report.latency.record((arrival_ns - sent_ns_) / 2);
+  const std::int64_t rtt = arrival_ns - sent_ns_;
+  world_.report.latency.record(rtt / 2);
+  if (tcp_) {
+    world_.engine.cancel(probe_slot_);
+    if (!probed_) srtt_ns_ = srtt_ns_ == 0 ? rtt : srtt_ns_ + (rtt - srtt_ns_) / 8;
+  }
   send(std::max(world_.now(), at_ns(arrival_ns)));
 }
 
-// sockperf counts the message as dropped; the client then sends the next one.
+// sockperf counts the message as dropped; the client then sends the next one. Over TCP the
+// loss probe sends it again instead (and sockperf sees no loss).
 void PingPongClient::on_lost() {
+  if (tcp_) {
+    lost_ = true;
+    return;
+  }
   ++world_.report.sockperf.dropped;
   send(world_.now());
 }

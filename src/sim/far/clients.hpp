@@ -5,7 +5,9 @@
 //   PingPongClient   sockperf ping-pong: one message in flight, the next sent when the reply
 //                    arrives (paced to --mps), or at once when a message was lost (the model's
 //                    sender learns of the loss from the books; a real client would wait for
-//                    its receive timeout first).
+//                    its receive timeout first). Over TCP (sockperf --tcp, seed 000) a request
+//                    left unanswered is probed by the client's TCP instead: its tail loss probe
+//                    (below) sends the request again on the same connection.
 //   RequestSender    open-loop requests from a generator (the port carries them); it only
 //                    records the answers.
 //   ForwardReceiver  the tester's port behind a router's egress port (nic.ports = 2): it counts
@@ -17,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "irqmod/sim/distribution.hpp"
 #include "sim/far/peer.hpp"
@@ -25,21 +28,53 @@
 
 namespace irqmod::sim {
 
+// The client's TCP loss probe (net/ipv4/tcp_output.c tcp_schedule_loss_probe, 6.6+): with one
+// segment in flight it fires usecs_to_jiffies(2 x SRTT + tcp_rto_min) after the send, 1 s
+// (TCP_TIMEOUT_INIT) before the first RTT sample, on the timer wheel (kernel/time/timer.c
+// calc_wheel_index / calc_index): a timer `delta` jiffies ahead sits in level n (delta from
+// 63 << 3(n-1) on) and fires at the level's next granularity step of 8^n jiffies, never early.
+// SRTT is RFC 6298's (1/8 of each new sample), from exchanges that were not probed (Karn).
+// The probe is the request again: when the request is still in the server (its descriptor
+// stranded, or queued), the server's TCP takes the copy as a duplicate and sends an ACK at once
+// (tcp_data_queue's retransmit case); when the server dropped it, the copy is the request.
+// Left out: the RTO that follows an unanswered probe (the model probes again at the same PTO),
+// the server's own loss probe for its previous reply (it would fire in the same 8 ms step), and
+// pure ACKs (each side's data carries the ACK of the other's, --mps=max keeps the loop closed).
+struct TcpProbeSettings {
+  Duration tick{};                   // 1 / CONFIG_HZ of the client's kernel (traffic.peer-hz)
+  Duration rto_min{};                // tcp_rto_min (traffic.rto-min)
+  std::uint32_t first_probe_flow{};  // the connections' copies, one flow per 4-tuple
+};
+
+// When a timer armed at `now` to expire `delay` later fires on a wheel ticking every `tick`.
+Instant timer_wheel_expiry(Instant now, Duration delay, Duration tick);
+
 class PingPongClient {
  public:
   // Messages of `frame_bytes` through `port`, taking the 4-tuples first_tuple .. + tuples - 1 in
   // turn; `mps` 0 = --mps=max; each send is delayed by a draw of `jitter` (from `jitter_rng`).
+  // `tcp`: sockperf --tcp, with its loss probe.
   PingPongClient(World& world, Port& port, std::uint32_t first_tuple, std::uint32_t tuples,
-                 std::uint32_t frame_bytes, std::uint64_t mps, Distribution jitter, Rng jitter_rng);
+                 std::uint32_t frame_bytes, std::uint64_t mps, Distribution jitter, Rng jitter_rng,
+                 std::optional<TcpProbeSettings> tcp = std::nullopt);
+  PingPongClient(const PingPongClient&) = delete;
+  PingPongClient& operator=(const PingPongClient&) = delete;
 
   // The first request, at time 0.
   void start() { send(Instant{}); }
   PeerEndpoint endpoint();
+  // Over TCP: the flow of the requests' copies (the server's duplicate ACKs come back on it).
+  PeerEndpoint probe_endpoint();
+
+  std::uint64_t probes() const { return probes_; }  // loss probes sent
+  Duration srtt() const { return nanoseconds(srtt_ns_); }
 
  private:
   void on_reply(std::int64_t arrival_ns);
   void on_lost();
   void send(Instant at);
+  void arm_probe(std::int64_t from_ns);
+  void on_event(const Event& event);
 
   World& world_;
   Port& port_;
@@ -52,6 +87,14 @@ class PingPongClient {
   Rng jitter_rng_;
   std::int64_t sent_ns_ = 0;       // when the request in flight left the client
   std::int64_t next_slot_ns_ = 0;  // --mps pacing
+  std::optional<TcpProbeSettings> tcp_;
+  std::uint32_t tuple_ = 0;   // the request in flight's 4-tuple
+  std::int64_t srtt_ns_ = 0;  // 0: no sample yet
+  bool probed_ = false;       // the request in flight was probed
+  bool lost_ = false;         // ... and the server dropped it
+  std::uint64_t probes_ = 0;
+  EndpointId endpoint_{};
+  SlotId probe_slot_{};
 };
 
 class ForwardReceiver {

@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "sim/host/stack.hpp"
+#include "sim/net/tcp_path.hpp"
 
 namespace irqmod::sim {
 
@@ -19,6 +20,10 @@ void SoftirqTx::add_skb(std::uint32_t tuple, std::uint32_t segments, std::uint32
 
 void SoftirqTx::add_reply(const Packet& request) {
   add(Item{request, 1});
+}
+
+void SoftirqTx::add_ack(const Packet& segment) {
+  add(Item{Packet{segment.arrival_ns, kTcpFrameOverhead, segment.flow}, 1});
 }
 
 // The job is pushed by an event at the same instant: the caller may be a job of this core in the

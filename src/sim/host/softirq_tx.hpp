@@ -42,6 +42,8 @@ class SoftirqTx {
   void add_skb(std::uint32_t tuple, std::uint32_t segments, std::uint32_t frame_bytes);
   // The echo reply to `request` (same size, same flow).
   void add_reply(const Packet& request);
+  // A pure ACK (kTcpFrameOverhead bytes) for `segment`, on its flow.
+  void add_ack(const Packet& segment);
 
   std::uint64_t skbs() const { return skbs_; }          // skbs sent
   std::uint64_t segments() const { return segments_; }  // frames they made

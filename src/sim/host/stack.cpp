@@ -37,6 +37,7 @@ void Stack::deliver(const Packet& packet, std::uint32_t napi_id, std::uint32_t c
     ++world_.report.delivered_packets;
     world_.report.delivered_bytes += packet.frame_bytes;
     if (route.echo) softirq_tx_[core]->add_reply(packet);
+    if (route.dup_ack) softirq_tx_[core]->add_ack(packet);
     return;
   }
   if (route.forward) {

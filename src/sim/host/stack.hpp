@@ -50,6 +50,13 @@ class Stack {
   void bind_stack(std::uint32_t tuple, bool echo, std::uint32_t hash) {
     routes_[tuple] = Route{nullptr, false, false, hash, routes_[tuple].tx_queue, true, echo};
   }
+  // `tuple` carries copies of a TCP connection's segments the socket has already (a client's
+  // loss probes): TCP drops each and acknowledges at once (tcp_data_queue: a retransmit forces
+  // an immediate ACK), from the receiving core's SoftirqTx.
+  void bind_duplicates(std::uint32_t tuple, std::uint32_t hash) {
+    bind_stack(tuple, false, hash);
+    routes_[tuple].dup_ack = true;
+  }
   // The cores' softirq transmitters, by core (set when a flow needs them).
   void set_softirq_tx(std::vector<SoftirqTx*> tx) { softirq_tx_ = std::move(tx); }
   SoftirqTx& softirq_tx(std::uint32_t core) { return *softirq_tx_[core]; }
@@ -100,6 +107,7 @@ class Stack {
     std::int32_t tx_queue = -1;  // pinned Tx queue, or -1 (netdev_pick_tx)
     bool by_stack = false;       // the frame ends in the stack (bind_stack)
     bool echo = false;           // ... and is answered (an ICMP echo request)
+    bool dup_ack = false;        // ... or acknowledged (a TCP segment received twice)
   };
   // netdev_pick_tx among `queues`: XPS maps queue i to core i, else the flow's hash.
   TxQueue& pick_tx(const std::vector<TxQueue*>& queues, std::uint32_t tuple,
