@@ -95,6 +95,7 @@ void subtract_warmup(RunReport& r, const RunReport& w) {
     r.queues[q].rx_frames -= w.queues[q].rx_frames;
     r.queues[q].rx_dropped -= w.queues[q].rx_dropped;
     r.queues[q].rx_cleaned -= w.queues[q].rx_cleaned;
+    r.queues[q].sw_interrupts -= w.queues[q].sw_interrupts;
     r.queues[q].tx_frames -= w.queues[q].tx_frames;
   }
   for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
@@ -256,7 +257,9 @@ void write_text(std::ostream& out, const RunReport& r) {
     out << "queue " << q << " (vector " << c.rx_vector << " on cpu " << c.irq_core;
     if (c.tx_vector && *c.tx_vector != c.rx_vector) out << ", Tx vector " << *c.tx_vector;
     out << "): rx " << c.rx_frames << " frames, " << c.rx_dropped << " dropped, " << c.rx_cleaned
-        << " cleaned; tx " << c.tx_frames << " frames\n";
+        << " cleaned; tx " << c.tx_frames << " frames";
+    if (c.sw_interrupts > 0) out << "; " << c.sw_interrupts << " software interrupts";
+    out << "\n";
   }
   if (r.mclgeti) {
     const MclgetiCounters& m = *r.mclgeti;
@@ -384,6 +387,7 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("rx_dropped", c.rx_dropped);
     json.field("rx_cleaned", c.rx_cleaned);
     json.field("tx_frames", c.tx_frames);
+    json.field("sw_interrupts", c.sw_interrupts);
     json.end_object();
   }
   json.end_array();

@@ -77,7 +77,7 @@ lli::Settings lli_settings(const NicSection& nic) {
 
 napi::VectorConfig vector_config(const Scenario& s) {
   napi::VectorConfig c;
-  c.sw_itr_interval = adaptive_itr::kSwItrInterval;  // I40E_ITR_20K for the forced SWINT
+  c.sw_itr_interval = s.nic.swint_itr;  // nic.swint-itr: I40E_ITR_20K by default
   switch (s.nic.moderation) {
     case Moderation::none:
     case Moderation::coalesce:

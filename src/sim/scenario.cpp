@@ -683,6 +683,11 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                           std::to_string(hwm) + " (nic.mclgeti-hwm)"});
     }
   }
+  if (!nic.busy_poll_exit_swint && nic.swint_itr != default_scenario().nic.swint_itr) {
+    return fail({"nic.swint-itr",
+                 "only the busy-poll exit's forced software interrupt uses it; allowed: the "
+                 "default, or nic.busy-poll-exit-swint = true"});
+  }
   if (nic.clean_clears_cause && nic.moderation == Moderation::lli) {
     return fail({"nic.clean-clears-cause",
                  "low-latency interrupts are the 82599's, whose causes no clean withdraws "

@@ -248,6 +248,9 @@ const KeySpec kSchema[] = {
    bind<&S::nic, &NicSection::lli_hold>()},
   {"nic.busy-poll-exit-swint", V::boolean, 0, 1, "", "true", "",
    "seed 000's fix is in the kernel since 2024; false reproduces the race", bind<&S::nic, &NicSection::busy_poll_exit_swint>()},
+  {"nic.swint-itr", V::duration, 0, kMs, "us", "50us", "",
+   "I40E_ITR_20K = 50 us on ITR index 2 (i40e's fix, seed 000); 0 = unthrottled, ice's first fix (b7306b42beaf) that stormed",
+   bind<&S::nic, &NicSection::swint_itr>()},
 
   // [napi]
   {"napi.weight", V::integer, 1, 65'535, "frames", "64", "",

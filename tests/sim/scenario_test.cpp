@@ -380,6 +380,9 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
             std::string::npos);
   EXPECT_NE(error_of("[cpu]\nirq-cores = \"x\"\n").find("is not a cpulist"), std::string::npos);
   EXPECT_NE(error_of("[nic]\nrss-table = 500\n").find("not a power of two"), std::string::npos);
+  EXPECT_EQ(error_of("[nic]\nbusy-poll-exit-swint = false\nswint-itr = 0\n"),
+            "test.toml:3: nic.swint-itr: only the busy-poll exit's forced software interrupt uses "
+            "it; allowed: the default, or nic.busy-poll-exit-swint = true");
   EXPECT_EQ(error_of("[traffic]\nkind = \"poisson\"\nrate = 1000\nprotocol = \"tcp\"\n"),
             "test.toml:4: traffic.protocol: traffic.kind = \"poisson\" has its own transport; "
             "allowed: \"udp\" (the default), or traffic.kind = \"ping-pong\"");

@@ -418,6 +418,25 @@ TEST(simulation, seed_000_over_tcp_a_loss_probe_ends_each_stall_about_208_ms_aft
   EXPECT_LT(rescued.latency.max(), 50'000);
 }
 
+TEST(simulation, seed_000_ices_unthrottled_first_fix_storms_where_the_20k_throttle_does_not) {
+  const std::string file = "seeds/000-ice-unthrottled.toml";
+  const RunReport storm = run(load_shipped(file, {"scenario.duration=200ms"}));
+  const RunReport fixed =
+      run(load_shipped(file, {"scenario.duration=200ms", "nic.swint-itr=50us"}));
+  const double storm_sw = static_cast<double>(storm.queues.at(0).sw_interrupts);
+  const double fixed_sw = static_cast<double>(fixed.queues.at(0).sw_interrupts);
+  // The throttle holds the software interrupts under 20 000/s; without it every busy-poll exit
+  // raises one: at least five times as many.
+  EXPECT_LT(fixed_sw / 0.2, 20'000);
+  EXPECT_GT(storm_sw, 5 * fixed_sw);
+  EXPECT_GT(storm.interrupts.total(), 2 * fixed.interrupts.total());
+  // What they cost: interrupt and softirq time on the server's core.
+  const auto irq_time = [](const RunReport& r) {
+    return r.cpu.busy(0, ContextKind::hardirq) + r.cpu.busy(0, ContextKind::softirq);
+  };
+  EXPECT_GT(irq_time(storm), irq_time(fixed) * 3 / 2);
+}
+
 TEST(simulation, busy_polling_without_its_iteration_cost_is_refused_by_name) {
   Scenario s = load(ping_pong("rx-usecs = 0\nrx-frames = 1\n", "busy_read = 50"));
   s.cpu.busy_poll_iteration = Distribution::constant_ns(0);

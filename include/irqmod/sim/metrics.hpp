@@ -139,6 +139,7 @@ struct QueueCounters {
   std::uint64_t rx_dropped = 0;            // ... dropped there (ring full, no buffer)
   std::uint64_t rx_cleaned = 0;            // frames NAPI took from the ring
   std::uint64_t tx_frames = 0;             // frames sent on its Tx queue
+  std::uint64_t sw_interrupts = 0;  // its vector's interrupts raised by a software trigger alone
 };
 
 // One Tx queue of a router's egress port (nic.ports = 2).

@@ -212,6 +212,7 @@ struct NicSection {
   Duration lli_interval{};             // nic.lli-interval
   bool lli_hold{};                     // nic.lli-hold: a cause within the interval waits for it
   bool busy_poll_exit_swint{};         // nic.busy-poll-exit-swint: seed 000's fix
+  Duration swint_itr{};                // nic.swint-itr: the forced software interrupt's throttle
   friend bool operator==(const NicSection&, const NicSection&) = default;
 };
 
