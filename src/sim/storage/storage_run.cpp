@@ -212,8 +212,10 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
     return Error{"storage.batch-complete",
                  "a submitter waited for " + std::to_string(submitter.to_wait()) +
                      " completions with " + std::to_string(submitter.inflight()) +
-                     " I/Os in flight (t/io_uring's to_wait counts the I/Os just prepared twice), "
-                     "so t/io_uring would wait forever; allowed: a storage.batch-complete and "
+                     " I/Os in flight (t/io_uring's to_wait counts the I/Os just prepared twice): "
+                     "with interrupts the real call would sleep forever, and with IOPOLL the "
+                     "kernel would return early (io_iopoll_check stops when nothing is left to "
+                     "poll), which is not modelled; allowed: a storage.batch-complete and "
                      "storage.batch-submit whose waits never exceed the I/Os in flight (e.g. "
                      "batch-submit + batch-complete <= queue-depth, or batch-submit = "
                      "queue-depth)"};

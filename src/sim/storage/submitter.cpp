@@ -72,8 +72,10 @@ std::optional<Segment> Submitter::after_submit(Core& core) {
   drive_.submit(prepped_);
   counters_.submitted += prepped_;
   // t/io_uring's to_wait counts the prepared I/Os twice, so it can ask for more completions than
-  // are in flight (depth 4, batch-submit 3, batch-complete 4): the real call would wait forever.
-  // The thread stops and the run reports it (storage_run.cpp) instead of idling or spinning.
+  // are in flight (depth 4, batch-submit 3, batch-complete 4): waiting for interrupts the real
+  // call would sleep forever; polling, io_iopoll_check would return once nothing is left to poll
+  // (not modelled). The thread stops and the run fails (storage_run.cpp) instead of idling or
+  // spinning.
   if (to_wait_ > inflight_) {
     stalled_ = true;
     return std::nullopt;
