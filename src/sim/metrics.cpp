@@ -290,7 +290,8 @@ void write_text(std::ostream& out, const RunReport& r) {
         << " io_uring_enter calls); device MSIs " << rate(st.device_msis) << "/s, CPU interrupts "
         << rate(st.cpu_interrupts) << "/s, notifications " << rate(st.notifications)
         << "/s; handler calls " << rate(st.handler_calls) << "/s (" << st.empty_calls
-        << " empty), merged MSIs " << st.merged << ", PIR scans " << st.pir_scans << "\n";
+        << " empty), merged MSIs " << st.merged << ", PIR scans " << st.pir_scans
+        << ", empty notifications " << st.empty_notifications << "\n";
   }
   const auto pps = per_second(r.delivered_packets, r.sim_time);
   const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
@@ -445,6 +446,7 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("empty_calls", st.empty_calls);
     json.field("merged", st.merged);
     json.field("pir_scans", st.pir_scans);
+    json.field("empty_notifications", st.empty_notifications);
     json.field("submit_calls", st.submit_calls);
     json.end_object();
   }

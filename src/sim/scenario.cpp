@@ -86,8 +86,9 @@ std::optional<Diagnostic> apply_seed_row(const toml::table& table, const std::st
                                          std::uint32_t table_line, std::size_t entry,
                                          SeedRow& row) {
   const std::string prefix = std::string(kSeedRowArray) + "." + std::to_string(entry) + ".";
-  static const std::vector<std::string_view> kKeys = {
-      "seed", "table", "row", "metric", "unit", "seed_value", "seed_text", "role", "missing"};
+  static const std::vector<std::string_view> kKeys = {"seed",   "table",      "row",       "metric",
+                                                      "unit",   "seed_value", "seed_text", "role",
+                                                      "versus", "missing"};
   bool has_value = false;
   for (auto&& [key, node] : table) {
     const std::string name(key.str());
@@ -123,6 +124,7 @@ std::optional<Diagnostic> apply_seed_row(const toml::table& table, const std::st
     if (name == "unit") row.unit = v;
     if (name == "seed_text") row.seed_text = v;
     if (name == "missing") row.missing = v;
+    if (name == "versus") row.versus = v;
     if (name == "role") {
       if (v != "fitted" && v != "predicted") {
         return fail("'" + v +

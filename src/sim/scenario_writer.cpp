@@ -118,6 +118,7 @@ void write_toml(std::ostream& out, const Scenario& scenario) {
     out << "seed_value = " << value << "\n";
     if (!row.seed_text.empty()) text("seed_text", row.seed_text);
     text("role", std::string(to_string(row.role)));
+    if (!row.versus.empty()) text("versus", row.versus);
     if (!row.missing.empty()) text("missing", row.missing);
   }
 }

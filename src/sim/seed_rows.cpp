@@ -64,6 +64,10 @@ std::string_view units_of(std::string_view base) {
   return "%";
 }
 
+// The unit of a `versus` row, and the unit its metric is read in first (interrupts).
+constexpr std::string_view kReductionUnit = "% fewer";
+constexpr const char* kBaseUnit = "intr/s";
+
 }  // namespace
 
 std::string_view to_string(SeedRole role) {
@@ -88,6 +92,13 @@ std::optional<Error> check_seed_row(const SeedRow& row) {
     return Error{"metric", "'" + row.metric + "' is not a metric; allowed: " + allowed +
                                ", interrupts.coreN, interrupts.vectorN, cpu.coreN"};
   }
+  if (!row.versus.empty()) {
+    if (row.unit != kReductionUnit) {
+      return Error{"unit", "'" + row.unit + "' is not the unit of a row with versus; allowed: " +
+                               std::string(kReductionUnit)};
+    }
+    return std::nullopt;
+  }
   if (!unit_scale(parsed->base, row.unit)) {
     return Error{"unit", "'" + row.unit + "' is not a unit of " + row.metric +
                              "; allowed: " + std::string(units_of(parsed->base))};
@@ -95,8 +106,32 @@ std::optional<Error> check_seed_row(const SeedRow& row) {
   return std::nullopt;
 }
 
+Expected<double> seed_row_reduction(const SeedRow& row, const RunReport& report,
+                                    const RunReport& reference) {
+  if (auto e = check_seed_row(row)) return *e;
+  if (row.versus.empty()) return Error{"versus", "the row compares no other scenario"};
+  SeedRow plain = row;
+  plain.versus.clear();
+  plain.unit = kBaseUnit;
+  const Parsed m = *parse_metric(row.metric);
+  if (m.base == "throughput" || m.base == "drops") plain.unit = "pps";
+  if (m.base.substr(0, 7) == "latency") plain.unit = "ns";
+  if (m.base.substr(0, 3) == "cpu") plain.unit = "%";
+  const auto value = seed_row_value(plain, report);
+  if (!value) return value.error();
+  const auto base = seed_row_value(plain, reference);
+  if (!base) return base.error();
+  if (base.value() == 0) {
+    return Error{"versus", row.metric + " of " + row.versus + " is 0: no reduction to compute"};
+  }
+  return 100.0 * (1.0 - value.value() / base.value());
+}
+
 Expected<double> seed_row_value(const SeedRow& row, const RunReport& r) {
   if (auto e = check_seed_row(row)) return *e;
+  if (!row.versus.empty()) {
+    return Error{"versus", "a row with versus needs both runs (seed_row_reduction)"};
+  }
   const Parsed m = *parse_metric(row.metric);
   const double scale = *unit_scale(m.base, row.unit);
   const double seconds = static_cast<double>(r.sim_time.count()) / 1e9;

@@ -433,9 +433,19 @@ unit = "%"
 seed_value = 55.5
 seed_text = "50%-60%"
 missing = "no TCP model yet"
+[[seed_row]]
+seed = "003"
+table = "gen5"
+row = "with posted MSI vs without"
+metric = "interrupts"
+unit = "% fewer"
+seed_value = 30
+seed_text = "30-50% fewer"
+versus = "003-gen5-interrupts.toml"
 )");
   ASSERT_TRUE(r.ok()) << r.error().what();
-  ASSERT_EQ(r->seed_rows.size(), 2u);
+  ASSERT_EQ(r->seed_rows.size(), 3u);
+  EXPECT_EQ(r->seed_rows[2].versus, "003-gen5-interrupts.toml");
   EXPECT_EQ(r->seed_rows[0].role, SeedRole::fitted);
   EXPECT_EQ(r->seed_rows[0].seed_value, 535.0);
   EXPECT_EQ(r->seed_rows[1].role, SeedRole::predicted);
@@ -457,7 +467,7 @@ missing = "no TCP model yet"
             0u);
   EXPECT_EQ(error_of(head + "metric = \"throughput\"\nseed_valu = 1\n"),
             "test.toml:7: seed_row.1.seed_valu: unknown key; did you mean seed_value?; allowed: "
-            "seed, table, row, metric, unit, seed_value, seed_text, role, missing");
+            "seed, table, row, metric, unit, seed_value, seed_text, role, versus, missing");
 }
 
 }  // namespace

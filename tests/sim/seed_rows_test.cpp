@@ -75,5 +75,30 @@ TEST(seed_rows, unknown_metrics_units_and_cores_are_errors_that_say_what_is_allo
   EXPECT_FALSE(seed_row_value(row("latency.avg", "ms"), empty).ok());
 }
 
+TEST(seed_rows, a_versus_row_is_the_percentage_by_which_the_metric_fell) {
+  SeedRow r = row("interrupts", "% fewer");
+  r.versus = "other.toml";
+  ASSERT_EQ(check_seed_row(r), std::nullopt);
+  RunReport fewer = report();  // 10 000 interrupts/s
+  RunReport more = report();
+  for (int i = 0; i < 20'000; ++i)
+    more.interrupts.count(0);  // 20 000 interrupts/s
+  const auto v = seed_row_reduction(r, fewer, more);
+  ASSERT_TRUE(v.ok()) << v.error().what();
+  EXPECT_DOUBLE_EQ(v.value(), 50.0);
+  EXPECT_DOUBLE_EQ(seed_row_reduction(r, more, fewer).value(), -100.0);
+  EXPECT_FALSE(seed_row_value(r, fewer).ok());  // it needs both runs
+  const RunReport empty;                        // no time covered: no rate
+  EXPECT_FALSE(seed_row_reduction(r, fewer, empty).ok());
+  RunReport none = report();
+  none.interrupts = InterruptCounters(2);
+  EXPECT_FALSE(seed_row_reduction(r, fewer, none).ok());  // nothing to fall from
+  SeedRow wrong = r;
+  wrong.unit = "k intr/s";
+  ASSERT_TRUE(check_seed_row(wrong).has_value());
+  EXPECT_EQ(check_seed_row(wrong)->message,
+            "'k intr/s' is not the unit of a row with versus; allowed: % fewer");
+}
+
 }  // namespace
 }  // namespace irqmod::sim

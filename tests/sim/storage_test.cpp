@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "irqmod/sim/scenario.hpp"
@@ -107,10 +108,13 @@ TEST(storage, no_msi_is_lost_or_delivered_twice_in_any_mode) {
   // Every MSI was taken by one handler call, merged into a pending bit, or is still pending
   // (at most one per vector). The run itself fails if a core's PIR or IRR books do not balance.
   for (const char* mode : {"storage.mode=interrupts", "storage.mode=posted-msi"}) {
-    for (const char* extra :
-         {"storage.aggregation-threshold=0", "storage.aggregation-threshold=3",
-          "storage.aggregation-time=1", "cpu.nvme-irq=uniform(50ns, 3us)", "storage.irq-cores=0"}) {
-      const RunReport r = run({mode, extra});
+    for (const auto& [extra, also] :
+         {std::pair{"storage.aggregation-threshold=0", "storage.aggregation-time=0"},
+          std::pair{"storage.aggregation-threshold=3", "storage.aggregation-time=1"},
+          std::pair{"storage.aggregation-threshold=255", "storage.aggregation-time=1"},
+          std::pair{"cpu.nvme-irq=uniform(50ns, 3us)", "storage.irq-cores=0-1"},
+          std::pair{"storage.irq-cores=0", "storage.irq-cores=0"}}) {
+      const RunReport r = run({mode, extra, also});
       const StorageCounters& s = *r.storage;
       const std::uint64_t accounted = s.handler_calls - s.empty_calls + s.merged;
       // Empty calls: a remapped vector raised again during its own handler, or (posted) a bit
@@ -137,7 +141,8 @@ TEST(storage, posted_msi_sends_one_notification_while_the_on_bit_is_set) {
 }
 
 TEST(storage, nvme_aggregation_threshold_sends_an_msi_per_threshold_plus_one_cqes) {
-  const RunReport r = run({"storage.aggregation-threshold=7"});
+  // TIME 1 (100 us) is never reached at 5.1 M CQEs/s: the threshold decides.
+  const RunReport r = run({"storage.aggregation-threshold=7", "storage.aggregation-time=1"});
   const StorageCounters& s = *r.storage;
   const double cqes = static_cast<double>(s.completed);
   EXPECT_NEAR(static_cast<double>(s.device_msis), cqes / 8, cqes / 8 * 0.02);
@@ -156,6 +161,64 @@ TEST(storage, nvme_aggregation_time_bounds_how_long_a_cqe_waits_for_its_msi) {
               static_cast<double>(r.storage->completed), 2);
 }
 
+TEST(storage, aggregation_with_thr_or_time_zero_is_off_an_msi_per_cqe) {
+  // Feature 08h: "If either the TIME or the THR fields are cleared to 0h, then interrupt
+  // coalescing is implicitly disabled". THR 255 alone must neither hold CQEs back nor stop the
+  // run: the same run as no aggregation at all.
+  for (const char* mode : {"storage.mode=interrupts", "storage.mode=posted-msi"}) {
+    const RunReport off = run({mode});
+    const RunReport thr = run({mode, "storage.aggregation-threshold=255"});
+    const RunReport time = run({mode, "storage.aggregation-time=255"});
+    EXPECT_GT(thr.storage->completed, 10'000u) << mode;
+    EXPECT_GE(thr.storage->device_msis + 256, thr.storage->completed) << mode;
+    EXPECT_EQ(json_of(thr), json_of(off)) << mode;
+    EXPECT_EQ(json_of(time), json_of(off)) << mode;
+  }
+}
+
+TEST(storage, t_io_uring_clamps_its_batches_to_the_queue_depth) {
+  // fio t/io_uring.c main(): batch_complete and batch_submit above the depth are set to it.
+  for (const char* mode : {"storage.mode=interrupts", "storage.mode=polled"}) {
+    const RunReport big =
+        run({mode, "storage.queue-depth=4", "storage.batch-submit=4", "storage.batch-complete=8"});
+    const RunReport clamped =
+        run({mode, "storage.queue-depth=4", "storage.batch-submit=4", "storage.batch-complete=4"});
+    EXPECT_GT(big.storage->completed, 1'000u) << mode;
+    EXPECT_EQ(json_of(big), json_of(clamped)) << mode;
+    const RunReport submit =
+        run({mode, "storage.queue-depth=4", "storage.batch-submit=9", "storage.batch-complete=4"});
+    EXPECT_EQ(json_of(submit), json_of(clamped)) << mode;
+  }
+}
+
+TEST(storage, a_submitter_that_would_wait_for_more_than_it_has_in_flight_fails_the_run) {
+  // Depth 4, 3 per call, waiting for 4: t/io_uring's first call asks for min(3 + 3, 4) = 4
+  // completions with 3 in flight and would wait forever. The run says so instead of idling
+  // (interrupts) or spinning (polled).
+  for (const char* mode :
+       {"storage.mode=interrupts", "storage.mode=polled", "storage.mode=posted-msi"}) {
+    LoadResult s =
+        load({mode, "storage.queue-depth=4", "storage.batch-submit=3", "storage.batch-complete=4"});
+    ASSERT_TRUE(s.ok());
+    auto r = simulate(s.value());
+    ASSERT_FALSE(r.ok()) << mode;
+    EXPECT_NE(r.error().what().find("storage.batch-complete: a submitter waited for 4 "
+                                    "completions with 3 I/Os in flight"),
+              std::string::npos)
+        << r.error().what();
+  }
+}
+
+TEST(storage, an_msi_posted_between_clearing_on_and_the_final_scan_notifies_again) {
+  // sysvec_posted_msi_notification clears ON, then scans the PIR once more: an MSI posted in
+  // between sends a notification and is taken by that scan, so the notification finds nothing.
+  const RunReport r = run({"storage.mode=posted-msi", "cpu.pir-scan=200"});
+  const StorageCounters& s = *r.storage;
+  EXPECT_GT(s.empty_notifications, 0u);
+  EXPECT_LT(s.empty_notifications, s.notifications / 2);
+  EXPECT_TRUE(r.conservation.ok());
+}
+
 TEST(storage, every_storage_key_changes_the_run) {
   struct Case {
     const char* mode;
@@ -167,8 +230,10 @@ TEST(storage, every_storage_key_changes_the_run) {
       {"interrupts", "storage.mode=posted-msi"},
       {"polled", "storage.iops=1000000"},
       {"polled", "storage.service-time=100us"},
-      {"interrupts", "storage.aggregation-threshold=4"},
+      {"interrupts", "storage.aggregation-threshold=4", "storage.aggregation-time=1"},
       {"interrupts", "storage.aggregation-time=2", "storage.aggregation-threshold=255"},
+      {"posted-msi", "storage.aggregation-threshold=4", "storage.aggregation-time=1"},
+      {"posted-msi", "storage.aggregation-time=2", "storage.aggregation-threshold=255"},
       {"interrupts", "storage.queue-depth=16"},
       {"interrupts", "storage.batch-submit=8"},
       {"polled", "storage.batch-complete=8"},
@@ -185,6 +250,14 @@ TEST(storage, every_storage_key_changes_the_run) {
       {"interrupts", "cpu.syscall=500"},
       {"interrupts", "cpu.wakeup=900"},
       {"interrupts", "cpu.context-switch=1500"},
+      // The same costs on the other paths: IOPOLL's CQEs and completions, the posted MSI path's
+      // wake-up and the thread's side, and the polled call's entry.
+      {"polled", "cpu.nvme-cqe=40"},
+      {"polled", "cpu.uring-complete=40"},
+      {"polled", "cpu.syscall=500"},
+      {"posted-msi", "cpu.wakeup=900"},
+      {"posted-msi", "cpu.context-switch=1500"},
+      {"posted-msi", "cpu.syscall=500"},
   };
   for (const Case& c : cases) {
     const std::string mode = std::string("storage.mode=") + c.mode;
@@ -241,10 +314,11 @@ TEST(storage, bad_storage_settings_are_refused_by_key) {
             std::string::npos);
   EXPECT_NE(error({"storage.irq-cores=5"}).find("storage.irq-cores: 5 is not a core"),
             std::string::npos);
-  EXPECT_NE(error({"traffic.rate=1000"}).find("traffic: a storage run"), std::string::npos);
+  // A network key is refused by its own name.
+  EXPECT_NE(error({"traffic.rate=1000"}).find("traffic.rate: a storage run"), std::string::npos);
   EXPECT_NE(error({"scenario.warmup=1ms"}).find("scenario.warmup"), std::string::npos);
-  EXPECT_NE(error({"nic.rx-ring=1024"}).find("nic: a storage run"), std::string::npos);
-  EXPECT_NE(error({"napi.busy_read=50"}).find("napi: a storage run"), std::string::npos);
+  EXPECT_NE(error({"nic.rx-ring=1024"}).find("nic.rx-ring: a storage run"), std::string::npos);
+  EXPECT_NE(error({"napi.busy_read=50"}).find("napi.busy_read: a storage run"), std::string::npos);
   EXPECT_NE(error({"cpu.irq-cores=1"}).find("cpu.irq-cores: a storage run"), std::string::npos);
   EXPECT_NE(error({"cpu.app-core=1"}).find("cpu.app-core: a storage run"), std::string::npos);
   EXPECT_NE(error({"storage.max-coalescing-loop=4"}).find("storage.max-coalescing-loop"),
@@ -254,6 +328,28 @@ TEST(storage, bad_storage_settings_are_refused_by_key) {
             std::string::npos);
   EXPECT_NE(error({"storage.mode=fast"}).find("storage.mode"), std::string::npos);
   EXPECT_TRUE(error({"storage.mode=posted-msi", "storage.max-coalescing-loop=4"}).empty());
+}
+
+TEST(storage, storage_keys_without_drives_are_refused_by_key) {
+  // storage.drives = 0 builds the network host: a storage key would be silently ignored.
+  constexpr const char* kNetwork = R"(
+[scenario]
+duration = "1ms"
+)";
+  const auto error = [&](std::vector<std::string> sets) {
+    LoadResult s = load(std::move(sets), kNetwork);
+    return s.ok() ? std::string() : s.error().what();
+  };
+  EXPECT_TRUE(error({}).empty());
+  for (const char* set : {"storage.max-coalescing-loop=9", "storage.mode=polled",
+                          "storage.queue-depth=4", "storage.service-time=10us"}) {
+    const std::string key = std::string(set).substr(0, std::string(set).find('='));
+    EXPECT_NE(error({set}).find(key + ": storage.drives = 0 builds no storage model"),
+              std::string::npos)
+        << error({set});
+  }
+  EXPECT_NE(error({"storage.drives=0", "storage.iops=1000"}).find("storage.iops"),
+            std::string::npos);
 }
 
 }  // namespace

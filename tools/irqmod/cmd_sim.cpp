@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -181,6 +182,8 @@ struct RowResult {
   std::string scenario;
   std::optional<double> value;
   std::string missing;
+  fs::path file;    // the scenario's file
+  fs::path versus;  // a `versus` row: the other scenario's file, resolved once all have run
 };
 
 // The seeds' tables: for each seed and table, its rows with the seed's and irqmod's numbers.
@@ -264,6 +267,7 @@ void write_run_json(std::ostream& out, const std::vector<sim::RunReport>& report
       json.null();
     }
     json.field("role", sim::to_string(r.row.role));
+    if (!r.row.versus.empty()) json.field("versus", r.row.versus);
     json.field("scenario", r.scenario);
     if (!r.missing.empty()) json.field("missing", r.missing);
     json.end_object();
@@ -304,6 +308,7 @@ int run_suite(const RunArgs& args) {
   int status = kExitOk;
   std::vector<sim::RunReport> reports;
   std::vector<RowResult> rows;
+  std::map<fs::path, sim::RunReport> by_file;  // for `versus` rows: every run, by its file
   for (const fs::path& file : files) {
     const std::string name = fs::relative(file, args.dir).replace_extension().string();
     sim::LoadResult loaded = load_measured(file.string(), overrides, args.duration);
@@ -325,8 +330,10 @@ int run_suite(const RunArgs& args) {
     const std::string path =
         fs::relative(file, fs::absolute(args.dir).parent_path()).generic_string();
     for (const sim::SeedRow& row : loaded.value().seed_rows) {
-      RowResult result{row, path, std::nullopt, row.missing};
-      if (row.missing.empty()) {
+      RowResult result{row, path, std::nullopt, row.missing, fs::weakly_canonical(file), {}};
+      if (row.missing.empty() && !row.versus.empty()) {
+        result.versus = fs::weakly_canonical(file.parent_path() / row.versus);
+      } else if (row.missing.empty()) {
         auto value = sim::seed_row_value(row, r);
         if (value) {
           result.value = value.value();
@@ -353,6 +360,23 @@ int run_suite(const RunArgs& args) {
                 static_cast<unsigned long long>(r.drops.total()),
                 r.conservation.ok() ? "yes" : "NO");
     if (json_out) reports.push_back(r);
+    by_file.emplace(fs::weakly_canonical(file), r);
+  }
+  // `versus` rows: this run's metric against the other scenario's, once both have run.
+  for (RowResult& result : rows) {
+    if (result.versus.empty()) continue;
+    const auto it = by_file.find(result.versus);
+    const auto self = by_file.find(result.file);
+    if (it == by_file.end() || self == by_file.end()) {
+      result.missing = "versus: " + result.row.versus + " did not run in this suite";
+      continue;
+    }
+    auto value = sim::seed_row_reduction(result.row, self->second, it->second);
+    if (value) {
+      result.value = value.value();
+    } else {
+      result.missing = value.error().what();
+    }
   }
   if (!rows.empty()) print_seed_tables(rows);
   if (json_out) write_run_json(*json_out, reports, rows);

@@ -179,7 +179,9 @@ struct StorageCounters {
   std::uint64_t merged = 0;          // MSIs whose vector was already pending (IRR or PIR bit)
   std::uint64_t pir_scans = 0;       // PIR scans of the notification handler, final ones included
   std::uint64_t empty_calls = 0;     // handler calls that found no CQE
-  std::uint64_t submit_calls = 0;    // io_uring_enter calls of the submitting threads
+  std::uint64_t empty_notifications = 0;  // notifications whose scans found no vector: sent by
+                                          // an MSI posted between pi_clear_on and the final scan
+  std::uint64_t submit_calls = 0;         // io_uring_enter calls of the submitting threads
 };
 
 // What one core handled, beside its CPU time.

@@ -31,6 +31,10 @@ struct SeedRow {
   double seed_value = 0;  // the number as the seed states it, in `unit`
   std::string seed_text;  // the seed's own words when they are not one number ("50%-60%")
   SeedRole role = SeedRole::predicted;
+  // Another scenario (its file, relative to this one's directory): the row is then how much
+  // lower this run's metric is than that run's, in percent (unit "% fewer"), as seeds state
+  // a reduction ("30-50% fewer"). Empty: the metric itself.
+  std::string versus;
   std::string missing;  // why irqmod cannot produce it yet; empty when it can
   friend bool operator==(const SeedRow&, const SeedRow&) = default;
 };
@@ -49,7 +53,13 @@ std::span<const std::string_view> seed_row_metrics();
 std::optional<Error> check_seed_row(const SeedRow& row);
 
 // `row`'s metric read off `report`, in the row's unit. Error: a core or vector the run does not
-// have, or a latency with no observation.
+// have, a latency with no observation, or a row with `versus` (see seed_row_reduction).
 Expected<double> seed_row_value(const SeedRow& row, const RunReport& report);
+
+// A `versus` row: 100 x (1 - metric(report) / metric(reference)), the percentage by which
+// `report`'s metric is lower than `reference`'s. Error: as seed_row_value, or a reference value
+// of 0 (no reduction can be computed).
+Expected<double> seed_row_reduction(const SeedRow& row, const RunReport& report,
+                                    const RunReport& reference);
 
 }  // namespace irqmod::sim

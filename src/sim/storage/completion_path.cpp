@@ -98,20 +98,26 @@ std::optional<Segment> CompletionPath::begin_interrupt(Core& core) {
   return std::nullopt;
 }
 
-// handle_pending_pir: a loop scan while ON is set, or ON cleared and the final scan.
+// handle_pending_pir: a loop scan while ON is set (its bits taken at its start, its cost
+// after), or pi_clear_on and the final scan, whose bits are taken at the end of its cost: a
+// device that posts in between sees ON clear and sends a new notification, and its bit is also
+// taken by this scan (the kernel's race; that notification may find the PIR empty).
 std::optional<Segment> CompletionPath::scan() {
-  posted_msi::PassResult result;
-  if (descriptor_.phase() == posted_msi::Phase::demux_loop) {
-    result = descriptor_.demux_pass();
-  } else {
-    result = descriptor_.finish();
+  if (descriptor_.phase() == posted_msi::Phase::loop_done) {
+    descriptor_.clear_outstanding();
+    step_ = Step::final_scan;
+    return Segment{core_.cost(costs_.pir_scan), ContextKind::hardirq, "pir scan"};
   }
+  take_pass(descriptor_.demux_pass());
+  step_ = Step::scan;
+  return Segment{core_.cost(costs_.pir_scan), ContextKind::hardirq, "pir scan"};
+}
+
+void CompletionPath::take_pass(const posted_msi::PassResult& result) {
   final_scan_ = result.final;
   ++counters_.pir_scans;
   pass_ = result.vectors;
   pass_at_ = pass_.begin();
-  step_ = Step::scan;
-  return Segment{core_.cost(costs_.pir_scan), ContextKind::hardirq, "pir scan"};
 }
 
 std::optional<Segment> CompletionPath::next_vector(Core& core) {
@@ -161,6 +167,9 @@ std::optional<Segment> CompletionPath::next(Core& core) {
     case Step::entry:
       return scan();
     case Step::scan:
+      return next_vector(core);
+    case Step::final_scan:
+      take_pass(descriptor_.final_pass());
       return next_vector(core);
     case Step::handler:
       return read_cq(core);

@@ -9,7 +9,9 @@
 //     posted_msi::PostedMsiDescriptor; only a post that finds ON clear sends the notification.
 //     Its handler is sysvec_posted_msi_notification step by step: entry, then PIR scans (each
 //     charged cpu.pir-scan) whose vectors' nvme_irq handlers run in turn, up to the loop limit,
-//     then ON cleared, the final scan, EOI. MSIs posted while the handlers run are coalesced:
+//     then ON cleared, the final scan (its bits taken after its cost, so an MSI posted between
+//     pi_clear_on and the scan both notifies and is taken), EOI. MSIs posted while the handlers
+//     run are coalesced:
 //     the longer they run, the more the next scan takes (what the seed's author points out).
 //
 // The handler's CQEs are handed to the submitting thread (io_uring's completion, run as task
@@ -73,11 +75,12 @@ class CompletionPath {
 
  private:
   enum class Step : std::uint8_t {
-    entry,    // posted: the notification's entry ended; scan next
-    scan,     // posted: a scan's cost ended; run its vectors' handlers
-    handler,  // the handler's fixed part (and, remapped, the entry) ended; read the CQ
-    cqes,     // the handler's CQEs were processed; hand them over, read the CQ again
-    wake,     // the wake-up of the thread was paid; the handler returns
+    entry,       // posted: the notification's entry ended; scan next
+    scan,        // posted: a loop scan's cost ended; run its vectors' handlers
+    final_scan,  // posted: ON was cleared and the final scan's cost ended; take its bits
+    handler,     // the handler's fixed part (and, remapped, the entry) ended; read the CQ
+    cqes,        // the handler's CQEs were processed; hand them over, read the CQ again
+    wake,        // the wake-up of the thread was paid; the handler returns
   };
   struct Queue {
     Drive* drive = nullptr;
@@ -87,6 +90,7 @@ class CompletionPath {
 
   std::optional<Segment> begin_interrupt(Core& core);
   std::optional<Segment> scan();
+  void take_pass(const posted_msi::PassResult& result);
   std::optional<Segment> next_vector(Core& core);
   std::optional<Segment> read_cq(Core& core);
   std::optional<Segment> handler_done(Core& core);

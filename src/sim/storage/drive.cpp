@@ -72,10 +72,10 @@ void Drive::on_event(const Event& event) {
       arm_next();
       if (!path_ || n == 0) return;  // a polled queue: the thread finds the CQEs
       aggregated_ += n;
-      if (aggregated_ >= settings_.aggregation_threshold + 1) {
+      // THR or TIME 0: coalescing disabled, an MSI per CQE (Feature 08h).
+      if (!coalescing() || aggregated_ >= settings_.aggregation_threshold + 1) {
         send_msi();
-      } else if (settings_.aggregation_time > Duration::zero() &&
-                 !world_.engine.armed(aggregation_)) {
+      } else if (!world_.engine.armed(aggregation_)) {
         world_.engine.arm(aggregation_, world_.now() + settings_.aggregation_time, endpoint_,
                           kAggregationTime);
       }

@@ -2,6 +2,11 @@
 // order, no sooner than their service time after submission and no closer together than the
 // drive's IOPS capacity allows; each completion posts a CQE, and the queue's MSI-X vector fires
 // per CQE or, with NVMe Interrupt Coalescing (Feature 08h), per aggregation threshold or time.
+// Feature 08h: "If either the TIME or the THR fields are cleared to 0h, then interrupt coalescing
+// is implicitly disabled": coalescing runs only when both are non-zero.
+// Assumption (no datasheet checked): without coalescing the controller sends one MSI per CQE,
+// also while the host's handler is still reading the CQ (it does not wait for the CQ head
+// doorbell); CQEs posted at the same instant share one MSI.
 //
 // The queue of an io_uring IOPOLL ring has no interrupt (nvme-pci's poll queues): its CQEs wait
 // until the submitting thread polls them.
@@ -28,11 +33,12 @@ class CompletionPath;
 class Drive {
  public:
   struct Settings {
-    std::uint64_t iops = 0;               // completions per second, at most
-    Distribution service_time;            // submission -> CQE when the drive is idle
-    std::uint32_t aggregation_threshold;  // Feature 08h THR: 0-based CQEs per interrupt
-    Duration aggregation_time{};          // Feature 08h TIME, converted from 100 us units
-    std::uint32_t slots = 0;              // I/Os it can hold (the submitter's queue depth)
+    std::uint64_t iops = 0;                   // completions per second, at most
+    Distribution service_time;                // submission -> CQE when the drive is idle
+    std::uint32_t aggregation_threshold = 0;  // Feature 08h THR: 0-based CQEs per interrupt
+    Duration aggregation_time{};  // Feature 08h TIME, converted from 100 us units; coalescing
+                                  // only when it and THR are both non-zero
+    std::uint32_t slots = 0;      // I/Os it can hold (the submitter's queue depth)
   };
 
   Drive(World& world, std::uint32_t index, const Settings& settings, Rng rng);
@@ -76,6 +82,9 @@ class Drive {
   void on_event(const Event& event);
   void arm_next();
   void send_msi();
+  bool coalescing() const {
+    return settings_.aggregation_threshold > 0 && settings_.aggregation_time > Duration::zero();
+  }
 
   World& world_;
   std::uint32_t index_;

@@ -32,12 +32,33 @@ struct StorageHost {
   std::deque<Submitter> submitters;
 };
 
+// The first key of the schema under `prefix` ("nic.", "storage.") whose value differs from
+// the default scenario's, or nullptr.
+const char* first_set_key(const Scenario& s, const Scenario& defaults, std::string_view prefix) {
+  for (const KeySpec& spec : schema()) {
+    if (spec.name.substr(0, prefix.size()) != prefix) continue;
+    if (spec.binding.load(s, 0) != spec.binding.load(defaults, 0)) return spec.name.data();
+  }
+  return nullptr;
+}
+
+// The schema caps storage.drives so that every drive has a device vector.
+static_assert(64 <= posted_msi::kFirstSystemVector - posted_msi::kFirstExternalVector);
+
 }  // namespace
 
 std::optional<Error> validate_storage(const Scenario& s) {
   const StorageSection& st = s.storage;
-  if (st.drives == 0) return std::nullopt;
   const Scenario defaults = default_scenario();
+  if (st.drives == 0) {
+    // Without drives no storage model is built: a storage key set would do nothing.
+    if (const char* key = first_set_key(s, defaults, "storage.")) {
+      return Error{key,
+                   "storage.drives = 0 builds no storage model, so this would do nothing; "
+                   "allowed: the default, or storage.drives > 0"};
+    }
+    return std::nullopt;
+  }
   const auto cores_exist = [&](const char* key, const std::string& list) -> std::optional<Error> {
     const auto cores = parse_cpu_list(list);
     if (!cores) return Error{key, cores.error().message};
@@ -52,23 +73,25 @@ std::optional<Error> validate_storage(const Scenario& s) {
   };
   if (auto e = cores_exist("storage.thread-cores", st.thread_cores)) return e;
   if (auto e = cores_exist("storage.irq-cores", st.irq_cores)) return e;
-  if (st.drives > posted_msi::kFirstSystemVector - posted_msi::kFirstExternalVector) {
-    return Error{"storage.drives", "more drives than device vectors"};
-  }
   // The network model's sections and placement keys; its [cpu] costs may stay (a platform can
   // describe both paths) and are simply not charged.
   const CpuSection& cpu = s.cpu;
   const CpuSection& plain = defaults.cpu;
-  const char* refused = s.traffic != defaults.traffic           ? "traffic"
+  // Each refusal names the key that was set (the first one, in schema order).
+  const auto section = [&](const char* prefix, const char* whole) {
+    const char* key = first_set_key(s, defaults, prefix);
+    return key ? key : whole;  // a difference the schema's keys do not show: the section
+  };
+  const char* refused = s.traffic != defaults.traffic           ? section("traffic.", "traffic")
                         : !s.flows.empty()                      ? "flow"
                         : !s.threads.empty()                    ? "thread"
-                        : s.link != defaults.link               ? "link"
-                        : s.nic != defaults.nic                 ? "nic"
-                        : s.napi != defaults.napi               ? "napi"
+                        : s.link != defaults.link               ? section("link.", "link")
+                        : s.nic != defaults.nic                 ? section("nic.", "nic")
+                        : s.napi != defaults.napi               ? section("napi.", "napi")
                         : cpu.irq_cores != plain.irq_cores      ? "cpu.irq-cores"
                         : cpu.app_core != plain.app_core        ? "cpu.app-core"
                         : cpu.app_wait != plain.app_wait        ? "cpu.app-wait"
-                        : s.search != defaults.search           ? "search.kind"
+                        : s.search != defaults.search           ? section("search.", "search")
                         : s.scenario.warmup != Duration::zero() ? "scenario.warmup"
                                                                 : nullptr;
   if (refused) {
@@ -184,6 +207,19 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
   report.conservation = books;
   report.delivered_packets = counters.completed;
   if (auto error = books.check()) return *error;
+  for (const Submitter& submitter : host->submitters) {
+    if (!submitter.stalled()) continue;
+    return Error{"storage.batch-complete",
+                 "a submitter waited for " + std::to_string(submitter.to_wait()) +
+                     " completions with " + std::to_string(submitter.inflight()) +
+                     " I/Os in flight (t/io_uring's to_wait counts the I/Os just prepared twice): "
+                     "with interrupts the real call would sleep forever, and with IOPOLL the "
+                     "kernel would return early (io_iopoll_check stops when nothing is left to "
+                     "poll), which is not modelled; allowed: a storage.batch-complete and "
+                     "storage.batch-submit whose waits never exceed the I/Os in flight (e.g. "
+                     "batch-submit + batch-complete <= queue-depth, or batch-submit = "
+                     "queue-depth)"};
+  }
   // MSIs: every one the drives sent reached a core's IRR or PIR, and was taken once, merged
   // into a pending one, or is still pending.
   std::uint64_t msis = 0;
@@ -197,6 +233,7 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
                                        std::to_string(path.msis()) + " lost or delivered twice"};
     }
     counters.merged += path.posted_counters().merged;
+    counters.empty_notifications += path.posted_counters().empty_runs;
   }
   if (msis != received || msis != counters.device_msis) {
     return Error{"conservation", "drives sent " + std::to_string(msis) + " MSIs, cores received " +

@@ -2,6 +2,7 @@
 #include "sim/storage/submitter.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace irqmod::sim {
 
@@ -13,6 +14,10 @@ Submitter::Submitter(World& world, Core& core, Drive& drive, const Settings& set
       settings_(settings),
       costs_(costs),
       counters_(counters) {
+  // t/io_uring's main(): "if (batch_complete > depth) batch_complete = depth", and the same for
+  // batch_submit.
+  settings_.batch_submit = std::min(settings_.batch_submit, settings_.depth);
+  settings_.batch_complete = std::min(settings_.batch_complete, settings_.depth);
   thread_ = core_.add_thread(job_of(*this), false);
 }
 
@@ -66,6 +71,15 @@ std::optional<Segment> Submitter::start(Core& core) {
 std::optional<Segment> Submitter::after_submit(Core& core) {
   drive_.submit(prepped_);
   counters_.submitted += prepped_;
+  // t/io_uring's to_wait counts the prepared I/Os twice, so it can ask for more completions than
+  // are in flight (depth 4, batch-submit 3, batch-complete 4): waiting for interrupts the real
+  // call would sleep forever; polling, io_iopoll_check would return once nothing is left to poll
+  // (not modelled). The thread stops and the run fails (storage_run.cpp) instead of idling or
+  // spinning.
+  if (to_wait_ > inflight_) {
+    stalled_ = true;
+    return std::nullopt;
+  }
   // Without a wait the call has no IORING_ENTER_GETEVENTS: it neither polls nor sleeps.
   if (to_wait_ == 0) {
     reap();
@@ -105,8 +119,10 @@ std::optional<Segment> Submitter::next(Core& core) {
         reap();
         return submit_call(core);
       }
-      // Nothing yet: io_iopoll_check keeps polling; jump to the next CQE.
+      // Nothing yet: io_iopoll_check keeps polling; jump to the next CQE. One is in the drive:
+      // to_wait <= inflight (after_submit), and fewer than to_wait were found.
       const auto next = drive_.next_completion();
+      assert(next && "an IOPOLL wait with no I/O in the drive");
       const Duration spin = next && *next > core.now() ? *next - core.now() : nanoseconds(1);
       step_ = Step::spin;
       return Segment{spin, ContextKind::busy_poll, "iopoll spin"};

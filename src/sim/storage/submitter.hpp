@@ -33,8 +33,8 @@ class Submitter {
   struct Settings {
     StorageMode mode = StorageMode::interrupts;
     std::uint32_t depth = 0;           // storage.queue-depth
-    std::uint32_t batch_submit = 0;    // storage.batch-submit
-    std::uint32_t batch_complete = 0;  // storage.batch-complete
+    std::uint32_t batch_submit = 0;    // storage.batch-submit (clamped to depth, as t/io_uring)
+    std::uint32_t batch_complete = 0;  // storage.batch-complete (clamped to depth)
   };
   struct Costs {
     Distribution syscall;         // cpu.syscall: io_uring_enter's entry and exit
@@ -57,6 +57,9 @@ class Submitter {
   // I/Os submitted and not yet reaped; completions handed over and not yet reaped.
   std::uint64_t inflight() const { return inflight_; }
   std::uint64_t unreaped() const { return delivered_ + found_; }
+  // The thread stopped in a call that waits for more completions than it has in flight.
+  bool stalled() const { return stalled_; }
+  std::uint64_t to_wait() const { return to_wait_; }
 
   // The thread's job (Core's JobType).
   std::optional<Segment> start(Core& core);
@@ -96,6 +99,7 @@ class Submitter {
   std::uint32_t found_ = 0;      // CQEs the last poll round found
   bool blocked_ = false;         // asleep in io_uring_enter's wait
   bool woken_ = false;           // woken while waiting, not run yet
+  bool stalled_ = false;         // waited for completions that cannot come (stopped)
 };
 
 }  // namespace irqmod::sim
