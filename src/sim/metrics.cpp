@@ -461,13 +461,16 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("cwm_end", static_cast<std::uint64_t>(m.cwm_end));
     json.end_object();
   }
-  if (!r.tx_only_queues.empty()) {
-    json.key("tx_only_queues");
+  // Tx queues without an Rx queue of their own, numbered from `first`.
+  const auto egress = [&](std::string_view key, const std::vector<EgressQueueCounters>& queues,
+                          std::size_t first) {
+    if (queues.empty()) return;
+    json.key(key);
     json.begin_array();
-    for (std::size_t t = 0; t < r.tx_only_queues.size(); ++t) {
-      const EgressQueueCounters& c = r.tx_only_queues[t];
+    for (std::size_t q = 0; q < queues.size(); ++q) {
+      const EgressQueueCounters& c = queues[q];
       json.begin_object();
-      json.field("queue", static_cast<std::uint64_t>(r.queues.size() + t));
+      json.field("queue", static_cast<std::uint64_t>(first + q));
       json.key("tx_vector");
       if (c.tx_vector) {
         json.value(static_cast<std::uint64_t>(*c.tx_vector));
@@ -479,26 +482,9 @@ void write_json(std::ostream& out, const RunReport& r) {
       json.end_object();
     }
     json.end_array();
-  }
-  if (!r.egress_queues.empty()) {
-    json.key("egress_queues");
-    json.begin_array();
-    for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
-      const EgressQueueCounters& c = r.egress_queues[q];
-      json.begin_object();
-      json.field("queue", static_cast<std::uint64_t>(q));
-      json.key("tx_vector");
-      if (c.tx_vector) {
-        json.value(static_cast<std::uint64_t>(*c.tx_vector));
-      } else {
-        json.null();
-      }
-      json.field("tx_frames", c.tx_frames);
-      json.field("dropped", c.dropped);
-      json.end_object();
-    }
-    json.end_array();
-  }
+  };
+  egress("tx_only_queues", r.tx_only_queues, r.queues.size());
+  egress("egress_queues", r.egress_queues, 0);
 
   json.key("cpu");
   json.begin_object();
