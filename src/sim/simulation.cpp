@@ -95,6 +95,7 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
   report.peak_pending_events = engine.stats().peak_pending;
   report.conservation = host->books();
   host->fill_report();
+  if (world->model_limit) return *world->model_limit;
   if (auto error = report.conservation.check()) return *error;
   if (scenario.scenario.warmup > Duration::zero()) subtract_warmup(report, warmup.at_warmup);
   return std::move(report);

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
+#include "irqmod/error.hpp"
 #include "irqmod/sim/engine.hpp"
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/trace.hpp"
@@ -29,8 +31,15 @@ struct World {
   TraceWriter* trace = nullptr;    // the timeline, or none
   RunReport report;                // counters, latency, CPU time: filled as the run goes
   bool event_per_arrival = false;  // RunOptions::event_per_arrival: the lazy-landing oracle
+  // A fixed capacity of the model was exceeded (more ACKs in flight than a path holds, more skbs
+  // waiting for one softirq pass than it holds): the run goes on without what did not fit and
+  // ends with this error, which names the key that leads there. The first one is kept.
+  std::optional<Error> model_limit;
 
   Instant now() const { return engine.now(); }
+  void exceeded(Error error) {
+    if (!model_limit) model_limit = std::move(error);
+  }
 };
 
 }  // namespace irqmod::sim

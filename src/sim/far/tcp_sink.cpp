@@ -53,8 +53,11 @@ void TcpBulkReceiver::send_ack(Connection& c, std::int64_t at_ns) {
   c.receiver.on_ack_sent();
   world_.engine.cancel(c.delack);
   const std::int64_t arrival_ns = wire_.send_sparse(at_ns * 1000, kTcpFrameOverhead) / 1000;
-  [[maybe_unused]] const bool kept = c.path->acks.push(TcpReturnPath::Stamp{arrival_ns, acked});
-  assert(kept && "more ACKs in flight than the return path holds");
+  if (!c.path->acks.push(TcpReturnPath::Stamp{arrival_ns, acked})) {
+    world_.exceeded(Error{"traffic.window", "more than " + std::to_string(kTcpAcksInFlight) +
+                                                " ACKs in flight on one connection, the model's "
+                                                "limit; allowed: a smaller window"});
+  }
   port_.inject(Packet{arrival_ns, kTcpFrameOverhead, c.ack_flow});
 }
 

@@ -2,6 +2,7 @@
 #include "sim/host/softirq_tx.hpp"
 
 #include <cassert>
+#include <string>
 
 #include "sim/host/stack.hpp"
 #include "sim/net/tcp_path.hpp"
@@ -29,8 +30,13 @@ void SoftirqTx::add_ack(const Packet& segment) {
 // The job is pushed by an event at the same instant: the caller may be a job of this core in the
 // middle of its own step, under which nothing may be pushed from there.
 void SoftirqTx::add(const Item& item) {
-  [[maybe_unused]] const bool kept = items_.push(item);
-  assert(kept && "more skbs waiting for one softirq pass than it holds");
+  if (!items_.push(item)) {
+    world_.exceeded(Error{"napi.netdev_budget",
+                          "more than " + std::to_string(items_.capacity()) +
+                              " skbs waited for one softirq transmit pass, the model's limit; "
+                              "allowed: a smaller budget (each frame a pass takes can make one)"});
+    return;
+  }
   if (queued_) return;
   queued_ = true;
   world_.engine.arm(push_, world_.now(), endpoint_, 0);

@@ -130,8 +130,11 @@ void TcpHost::send_planned(std::vector<std::uint32_t>& planned) {
 }
 
 void TcpHost::send_ack(Connection& c, std::uint64_t acked) {
-  [[maybe_unused]] const bool kept = c.path->acks.push(acked);
-  assert(kept && "more ACKs in flight than the path holds");
+  if (!c.path->acks.push(acked)) {
+    world_.exceeded(Error{"traffic.window", "more than " + std::to_string(kTcpAcksInFlight) +
+                                                " ACKs in flight on one connection, the model's "
+                                                "limit; allowed: a smaller window"});
+  }
   stack_.send_frame(c.tuple, Packet{ns_since_epoch(world_.now()), kTcpFrameOverhead, c.ack_flow},
                     c.core);
 }
