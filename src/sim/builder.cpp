@@ -30,6 +30,23 @@ Conservation Host::books() const {
   return books;
 }
 
+Conservation Host::tx_books() const {
+  Conservation books;
+  books.entered = stack ? stack->tx_made() : 0;
+  for (const SoftirqTx& tx : softirq_tx) {
+    books.entered += tx.added() - tx.segments();  // made there, not handed to the stack yet
+    books.in_flight += tx.waiting();
+  }
+  for (const std::deque<TxQueue>* queues : {&tx_queues, &egress_queues}) {
+    for (const TxQueue& queue : *queues) {
+      books.delivered += queue.sent();
+      books.dropped += queue.dropped();
+      books.in_flight += queue.queued();
+    }
+  }
+  return books;
+}
+
 namespace {
 
 // Settings the model does not cover, refused by name rather than ignored.

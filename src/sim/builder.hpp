@@ -77,6 +77,10 @@ struct Host {
 
   // Frames entered, delivered, dropped and in flight: the conservation check.
   Conservation books() const;
+  // The frames the host sends: made (by the stack, and by its softirq transmitters: a frame
+  // waiting there is made but not yet handed to a queue) = on the wire + dropped by a Tx queue
+  // + waiting in a qdisc or a softirq transmitter.
+  Conservation tx_books() const;
   // The per-queue counters of the report, at the end of the run.
   void fill_report() const;
 };

@@ -323,6 +323,11 @@ void write_text(std::ostream& out, const RunReport& r) {
   const Conservation& c = r.conservation;
   out << "conservation: entered " << c.entered << " = delivered " << c.delivered << " + dropped "
       << c.dropped << " + in flight " << c.in_flight << ": " << (c.ok() ? "ok" : "BROKEN") << "\n";
+  const Conservation& t = r.tx_conservation;
+  if (t.entered > 0) {
+    out << "tx conservation: made " << t.entered << " = sent " << t.delivered << " + dropped "
+        << t.dropped << " + waiting " << t.in_flight << ": " << (t.ok() ? "ok" : "BROKEN") << "\n";
+  }
 }
 
 void write_json(std::ostream& out, const RunReport& r) {
@@ -540,6 +545,15 @@ void write_json(std::ostream& out, const RunReport& r) {
   json.field("dropped", cons.dropped);
   json.field("in_flight", cons.in_flight);
   json.field("ok", cons.ok());
+  json.end_object();
+  const Conservation& tx = r.tx_conservation;
+  json.key("tx_conservation");
+  json.begin_object();
+  json.field("made", tx.entered);
+  json.field("sent", tx.delivered);
+  json.field("dropped", tx.dropped);
+  json.field("waiting", tx.in_flight);
+  json.field("ok", tx.ok());
   json.end_object();
   json.end_object();
   out << "\n";

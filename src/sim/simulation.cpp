@@ -94,9 +94,14 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
   report.events = engine.stats().dispatched;
   report.peak_pending_events = engine.stats().peak_pending;
   report.conservation = host->books();
+  report.tx_conservation = host->tx_books();
   host->fill_report();
   if (world->model_limit) return *world->model_limit;
   if (auto error = report.conservation.check()) return *error;
+  if (auto error = report.tx_conservation.check()) {
+    error->message = "the host's Tx frames: " + error->message;
+    return *error;
+  }
   if (scenario.scenario.warmup > Duration::zero()) subtract_warmup(report, warmup.at_warmup);
   return std::move(report);
 }

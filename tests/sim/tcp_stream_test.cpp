@@ -278,6 +278,35 @@ tx-queue = 1
   EXPECT_NE(json.str().find("\"sent_bytes\":"), std::string::npos);
 }
 
+TEST(tcp_stream, the_frames_the_host_sends_keep_their_own_books) {
+  const RunReport r = run(load(stream(R"(
+[traffic]
+kind = "ping"
+rate = 1000
+steering = "queue"
+[[flow]]
+kind = "tcp-maerts"
+steering = "queue"
+tx-steering = "queue"
+tx-queue = 0
+[[flow]]
+kind = "tcp-stream"
+steering = "queue"
+tx-steering = "queue"
+tx-queue = 1
+)")));
+  const Conservation& tx = r.tx_conservation;
+  EXPECT_TRUE(tx.ok());
+  // Made: the sending connection's segments, the receiving one's ACKs, the echo replies; all of
+  // them on the wire by the end but what still waits.
+  std::uint64_t on_queues = 0;
+  for (const QueueCounters& q : r.queues)
+    on_queues += q.tx_frames;
+  EXPECT_GT(tx.entered, on_queues / 2);
+  EXPECT_LE(tx.delivered, tx.entered);
+  EXPECT_EQ(tx.dropped, 0u);
+}
+
 TEST(tcp_stream, its_keys_are_checked) {
   EXPECT_EQ(load_error(stream(kStreamFlow), {"traffic.send-buffer=1000"}),
             "test.toml: traffic.send-buffer: 1000 bytes is less than one segment; allowed: 0 "

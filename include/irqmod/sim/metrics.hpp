@@ -222,6 +222,9 @@ struct RunReport {
   std::uint64_t tcp_loss_probes = 0;    // a TCP ping-pong client's loss probes (traffic.protocol)
   DropCounters drops;
   Conservation conservation;
+  // The frames the host sends: entered = made (replies, its own frames, forwarded ones),
+  // delivered = put on the wire, dropped = by a Tx queue, in flight = waiting to be sent.
+  Conservation tx_conservation;
   std::vector<QueueCounters> queues;                // by queue pair
   std::vector<EgressQueueCounters> egress_queues;   // port 1's, by queue (a router only)
   std::vector<EgressQueueCounters> tx_only_queues;  // Tx queues beyond the pairs (nic.tx-queues)

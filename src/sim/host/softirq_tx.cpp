@@ -30,6 +30,7 @@ void SoftirqTx::add_ack(const Packet& segment) {
 // The job is pushed by an event at the same instant: the caller may be a job of this core in the
 // middle of its own step, under which nothing may be pushed from there.
 void SoftirqTx::add(const Item& item) {
+  added_ += item.segments;
   if (!items_.push(item)) {
     world_.exceeded(Error{"napi.netdev_budget",
                           "more than " + std::to_string(items_.capacity()) +

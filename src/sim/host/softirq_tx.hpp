@@ -47,6 +47,14 @@ class SoftirqTx {
 
   std::uint64_t skbs() const { return skbs_; }          // skbs sent
   std::uint64_t segments() const { return segments_; }  // frames they made
+  std::uint64_t added() const { return added_; }        // frames given to it (Tx books)
+  // Frames of the skbs still waiting for the pass (Tx books).
+  std::uint64_t waiting() const {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < items_.size(); ++i)
+      n += items_[i].segments;
+    return n;
+  }
 
   // The job on its core.
   std::optional<Segment> start(Core& core);
@@ -71,6 +79,7 @@ class SoftirqTx {
   SlotId push_{};
   std::uint64_t skbs_ = 0;
   std::uint64_t segments_ = 0;
+  std::uint64_t added_ = 0;
 };
 
 }  // namespace irqmod::sim

@@ -41,6 +41,7 @@ void Stack::deliver(const Packet& packet, std::uint32_t napi_id, std::uint32_t c
     return;
   }
   if (route.forward) {
+    ++tx_made_;
     pick_tx(egress_queues_, packet.flow, core).send_reply(packet);
     return;
   }
@@ -73,6 +74,7 @@ bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) 
       queue->watch_releases();
     return false;
   }
+  ++tx_made_;
   pick_tx(tx_queues_, request.flow, core).send_reply(request, from);
   return true;
 }

@@ -91,8 +91,12 @@ class Stack {
   TcpHost* tcp() { return tcp_; }
   // A frame the stack makes itself (a TCP ACK of connection `tuple`) leaves from `core`.
   void send_frame(std::uint32_t tuple, const Packet& frame, std::uint32_t core) {
+    ++tx_made_;
     pick_tx(tx_queues_, tuple, core).send_reply(frame);
   }
+  // Frames the stack handed to the Tx queues (replies, its own frames, forwarded ones): the Tx
+  // books' entries.
+  std::uint64_t tx_made() const { return tx_made_; }
 
   // Sends the reply to `request` from a thread on `core`, charged to `from`'s send buffer; false
   // when it does not fit there (nothing is sent: the thread waits for `from`'s send waiter).
@@ -115,6 +119,7 @@ class Stack {
 
   World& world_;
   const Peers& peers_;
+  std::uint64_t tx_made_ = 0;
   std::vector<Route> routes_;          // by tuple
   std::vector<Socket*> core_sockets_;  // by core: the reuseport group's member there, if any
   std::vector<Socket*> touched_;       // sockets that got data in this batch (reserved)
