@@ -184,6 +184,8 @@ TEST(clients, tcp_ping_pong_times_its_probe_from_the_smoothed_rtt_and_the_keys) 
     std::int64_t probe_ns;
   };
   // A 50 us round trip: PTO = 2 x 50 us + rto-min, from the second request's send at 50 us.
+  // (SRTT 50 us, RTTVAR 25 us: the RTO, 50 us + 200 ms, clamps the probe to 200.05 ms: the same
+  // 201 jiffies.)
   const std::vector<Case> cases = {
       {{}, 208'000'000},                          // 201 jiffies, level 1
       {{"traffic.peer-hz=100"}, 220'000'000},     // 21 ticks of 10 ms, level 0
@@ -200,6 +202,20 @@ TEST(clients, tcp_ping_pong_times_its_probe_from_the_smoothed_rtt_and_the_keys) 
     ASSERT_EQ(f.requests(), 3U) << c.probe_ns;
     EXPECT_EQ(f.last_request().flow, 3U);  // tuple 1's copy flow
   }
+}
+
+TEST(clients, tcp_ping_pong_never_probes_after_its_rto) {
+  // A 10 ms round trip: 2 x SRTT + 200 ms = 220 ms, but the RTO (SRTT + max(4 x RTTVAR, 200 ms)
+  // = 210 ms) comes first: from the send at 10 ms, jiffy 220, level 1: 224 ms (232 without).
+  Fixture f(tcp());
+  f.run_to(1000);
+  f.reply(10'000'000);
+  f.run_to(10'001'000);
+  ASSERT_EQ(f.requests(), 2U);
+  f.run_to(224'000'000 + kTcpReception - 1);
+  EXPECT_EQ(f.requests(), 2U);
+  f.run_to(224'000'000 + kTcpReception);
+  EXPECT_EQ(f.requests(), 3U);
 }
 
 TEST(clients, tcp_ping_pong_sends_a_request_the_server_dropped_again_at_the_probe) {

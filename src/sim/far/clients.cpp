@@ -11,7 +11,8 @@ Instant timer_wheel_expiry(Instant now, Duration delay, Duration tick) {
   const std::int64_t now_j = ns_since_epoch(now) / t;
   const std::int64_t delta = (delay.count() + t - 1) / t;
   const std::int64_t expires = now_j + delta;
-  // LVL_START(n) = 63 << 3(n - 1), LVL_SHIFT(n) = 3n; eight levels at HZ = 1000.
+  // LVL_START(n) = 63 << 3(n - 1), LVL_SHIFT(n) = 3n; nine levels (LVL_DEPTH for HZ > 100).
+  // WHEEL_TIMEOUT_CUTOFF, which caps timers beyond the last level, is not modelled.
   int level = 0;
   while (level < 8 && delta >= (std::int64_t{63} << (3 * level)))
     ++level;
@@ -77,7 +78,14 @@ void PingPongClient::send(Instant at) {
 }
 
 void PingPongClient::arm_probe(std::int64_t from_ns) {
-  const Duration pto = srtt_ns_ > 0 ? nanoseconds(2 * srtt_ns_) + tcp_->rto_min : seconds(1);
+  // tcp_schedule_loss_probe: 2 x SRTT + tcp_rto_min, but never past the RTO (rto_delta_us): SRTT
+  // + RTTVAR with RTTVAR at least tcp_rto_min (tcp_rtt_estimator's mdev_max, __tcp_set_rto).
+  Duration pto = seconds(1);
+  if (srtt_ns_ > 0) {
+    const Duration rto =
+        nanoseconds(srtt_ns_) + std::max(nanoseconds(4 * rttvar_ns_), tcp_->rto_min);
+    pto = std::min(nanoseconds(2 * srtt_ns_) + tcp_->rto_min, rto);
+  }
   world_.engine.arm(probe_slot_, timer_wheel_expiry(at_ns(from_ns), pto, tcp_->tick), endpoint_, 0);
 }
 
@@ -99,7 +107,18 @@ void PingPongClient::on_reply(std::int64_t arrival_ns) {
   world_.report.latency.record(rtt / 2);
   if (tcp_) {
     world_.engine.cancel(probe_slot_);
-    if (!probed_) srtt_ns_ = srtt_ns_ == 0 ? rtt : srtt_ns_ + (rtt - srtt_ns_) / 8;
+    if (!probed_) {
+      // RFC 6298: the first sample sets SRTT and RTTVAR = R / 2; later ones move SRTT by 1/8
+      // and RTTVAR by 1/4 of the difference.
+      if (srtt_ns_ == 0) {
+        srtt_ns_ = rtt;
+        rttvar_ns_ = rtt / 2;
+      } else {
+        const std::int64_t error = rtt - srtt_ns_;
+        rttvar_ns_ += ((error < 0 ? -error : error) - rttvar_ns_) / 4;
+        srtt_ns_ += error / 8;
+      }
+    }
   }
   send(std::max(world_.now(), at_ns(arrival_ns)));
 }

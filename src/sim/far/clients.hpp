@@ -29,15 +29,20 @@
 namespace irqmod::sim {
 
 // The client's TCP loss probe (net/ipv4/tcp_output.c tcp_schedule_loss_probe, 6.6+): with one
-// segment in flight it fires usecs_to_jiffies(2 x SRTT + tcp_rto_min) after the send, 1 s
-// (TCP_TIMEOUT_INIT) before the first RTT sample, on the timer wheel (kernel/time/timer.c
+// segment in flight it fires usecs_to_jiffies(2 x SRTT + tcp_rto_min) after the send, or at the
+// RTO if that comes first (SRTT + max(4 x RTTVAR, tcp_rto_min)); 1 s (TCP_TIMEOUT_INIT) before
+// the first RTT sample (the model has no handshake, whose SYN would give a real client its first
+// sample: a stall of the very first request waits longer), on the timer wheel (kernel/time/timer.c
 // calc_wheel_index / calc_index): a timer `delta` jiffies ahead sits in level n (delta from
 // 63 << 3(n-1) on) and fires at the level's next granularity step of 8^n jiffies, never early.
 // SRTT is RFC 6298's (1/8 of each new sample), from exchanges that were not probed (Karn).
 // The probe is the request again: when the request is still in the server (its descriptor
 // stranded, or queued), the server's TCP takes the copy as a duplicate and sends an ACK at once
 // (tcp_data_queue's retransmit case); when the server dropped it, the copy is the request.
-// Left out: the RTO that follows an unanswered probe (the model probes again at the same PTO),
+// Left out: the RTO that follows an unanswered probe (the model probes again at the same PTO);
+// a reply the host's Tx queue dropped counts as a lost request (the copy goes as the request
+// itself, so the server's application answers it twice, where TCP would drop the copy and the
+// server's own retransmission would resend the reply);
 // the server's own loss probe for its previous reply (it would fire in the same 8 ms step), and
 // pure ACKs (each side's data carries the ACK of the other's, --mps=max keeps the loop closed).
 struct TcpProbeSettings {
@@ -88,10 +93,11 @@ class PingPongClient {
   std::int64_t sent_ns_ = 0;       // when the request in flight left the client
   std::int64_t next_slot_ns_ = 0;  // --mps pacing
   std::optional<TcpProbeSettings> tcp_;
-  std::uint32_t tuple_ = 0;   // the request in flight's 4-tuple
-  std::int64_t srtt_ns_ = 0;  // 0: no sample yet
-  bool probed_ = false;       // the request in flight was probed
-  bool lost_ = false;         // ... and the server dropped it
+  std::uint32_t tuple_ = 0;     // the request in flight's 4-tuple
+  std::int64_t srtt_ns_ = 0;    // 0: no sample yet
+  std::int64_t rttvar_ns_ = 0;  // RFC 6298's RTTVAR
+  bool probed_ = false;         // the request in flight was probed
+  bool lost_ = false;           // ... and the server dropped it
   std::uint64_t probes_ = 0;
   EndpointId endpoint_{};
   SlotId probe_slot_{};
