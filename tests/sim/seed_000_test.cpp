@@ -77,12 +77,11 @@ TEST(seed_000, the_fitted_after_average_and_the_typical_exchange_before_are_the_
   EXPECT_NEAR(avg_us(after), 24.965, 0.1 * 24.965);
   EXPECT_NEAR(after.latency.stddev() / 1e3, 5.934, 0.2 * 5.934);
   // Predicted: the median exchange is the same with and without the fix (seed: 26.743 and
-  // 26.860 us). The averages are not: the model's race hits thousands of times more often
-  // than the seed's, and each stall adds ~103 ms (docs/seeds.md).
+  // 26.860 us). The averages are not compared: the model's race hits thousands of times more
+  // often than the seed's (a finding, docs/seeds.md), and a test must not hold that miss in place.
   const double p50_before = static_cast<double>(before.latency.percentile(50'000));
   const double p50_after = static_cast<double>(after.latency.percentile(50'000));
   EXPECT_NEAR(p50_before, p50_after, 0.1 * p50_after);
-  EXPECT_GT(avg_us(before), 1.1 * avg_us(after));
 }
 
 TEST(seed_000, the_clients_turnaround_decides_where_requests_land_and_is_in_the_rtt) {
