@@ -110,8 +110,9 @@ void PingPongClient::on_reply(std::int64_t arrival_ns) {
   world_.report.latency.record(rtt / 2);
   if (tcp_) {
     world_.engine.cancel(probe_slot_);
-    if (probed_) ++world_.report.probe_answers;
-    if (!probed_) {
+    if (probed_) {
+      ++world_.report.probe_answers;  // Karn: the probe's copy makes this RTT ambiguous for SRTT
+    } else {
       // RFC 6298: the first sample sets SRTT and RTTVAR = R / 2; later ones move SRTT by 1/8
       // and RTTVAR by 1/4 of the difference.
       if (srtt_ns_ == 0) {
