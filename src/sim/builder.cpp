@@ -434,9 +434,9 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       }
       const std::uint32_t frame_bytes = t.protocol == Protocol::tcp ? t.msg_size + kTcpFrameOverhead
                                                                     : udp_frame_bytes(t.msg_size);
-      PingPongClient& client =
-          host.ping_pong_clients.emplace_back(world, *host.port, first_tuple[e], t.flows,
-                                              frame_bytes, t.mps, t.jitter, jitter_rng, tcp);
+      PingPongClient& client = host.ping_pong_clients.emplace_back(
+          world, *host.port, first_tuple[e], t.flows, frame_bytes, t.mps, t.jitter, jitter_rng, tcp,
+          ClientTurnaround{t.peer_turnaround, Rng(s.scenario.seed, stream::kTurnaround + e)});
       peer = client.endpoint();
       if (tcp) {
         for (std::uint32_t i = 0; i < t.flows; ++i)

@@ -91,6 +91,8 @@ void subtract_warmup(RunReport& r, const RunReport& w) {
   r.sockperf.duplicated -= w.sockperf.duplicated;
   r.sockperf.out_of_order -= w.sockperf.out_of_order;
   r.tcp_loss_probes -= w.tcp_loss_probes;
+  r.probe_answers -= w.probe_answers;
+  r.stranded_frames -= w.stranded_frames;
   for (std::size_t q = 0; q < r.queues.size(); ++q) {
     r.queues[q].rx_frames -= w.queues[q].rx_frames;
     r.queues[q].rx_dropped -= w.queues[q].rx_dropped;
@@ -229,7 +231,14 @@ void write_text(std::ostream& out, const RunReport& r) {
     out << ", " << r.search->trials << " trials; this run is at that rate\n";
   }
   out << sockperf_summary(r.latency, r.sockperf);
-  if (r.tcp_loss_probes > 0) out << "tcp loss probes: " << r.tcp_loss_probes << "\n";
+  if (r.stranded_frames > 0) {
+    out << "stranded frames: " << r.stranded_frames
+        << " (left in a ring, unsignalled, when a poll re-enabled its interrupt)\n";
+  }
+  if (r.tcp_loss_probes > 0) {
+    out << "tcp loss probes: " << r.tcp_loss_probes
+        << "; replies that waited for one: " << r.probe_answers << "\n";
+  }
   const auto ips = per_second(r.interrupts.total(), r.sim_time);
   out << "interrupts: " << r.interrupts.total() << " ("
       << (ips ? printf_string("%.0f", *ips) : "n/a") << "/s)";
@@ -519,7 +528,11 @@ void write_json(std::ostream& out, const RunReport& r) {
   json.end_array();
   json.end_object();
 
-  if (r.tcp_loss_probes > 0) json.field("tcp_loss_probes", r.tcp_loss_probes);
+  if (r.tcp_loss_probes > 0) {
+    json.field("tcp_loss_probes", r.tcp_loss_probes);
+    json.field("probe_answers", r.probe_answers);
+  }
+  if (r.stranded_frames > 0) json.field("stranded_frames", r.stranded_frames);
   json.key("throughput");
   json.begin_object();
   json.key("pps");

@@ -506,6 +506,12 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                                            " is not a CONFIG_HZ choice; allowed: 100, 250, 300, "
                                            "1000"});
     }
+    if (t.kind != TrafficKind::ping_pong &&
+        t.peer_turnaround != default_scenario().traffic.peer_turnaround) {
+      return fail({prefix + "peer-turnaround",
+                   "only a ping-pong client answers a reply; allowed: "
+                   "the default, or traffic.kind = \"ping-pong\""});
+    }
     if (t.kind == TrafficKind::ping && t.rate == 0) {
       return fail({prefix + "rate", kind + " sends one echo request per 1/rate s (ping -i); "
                                            "allowed: 1 request/s or more"});

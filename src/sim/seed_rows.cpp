@@ -7,9 +7,11 @@
 namespace irqmod::sim {
 namespace {
 
-constexpr std::array<std::string_view, 8> kMetrics = {"throughput",  "latency.avg", "latency.p50",
-                                                      "latency.p99", "latency.max", "interrupts",
-                                                      "cpu",         "drops"};
+// latency.stddev and latency.p99.999 are sockperf's std-dev and "percentile 99.999" lines;
+// observations is its "Total N observations" (the latencies recorded).
+constexpr std::array<std::string_view, 11> kMetrics = {
+    "throughput",  "latency.avg", "latency.p50", "latency.p99", "latency.p99.999", "latency.stddev",
+    "latency.max", "interrupts",  "cpu",         "drops",       "observations"};
 
 // A metric and the core or vector it names: "interrupts.core1" -> ("interrupts.core", 1).
 struct Parsed {
@@ -53,6 +55,8 @@ std::optional<double> unit_scale(std::string_view base, std::string_view unit) {
     if (unit == "M intr/s") return 1e6;
   } else if (base.substr(0, 3) == "cpu") {
     if (unit == "%") return 1.0;
+  } else if (base == "observations") {
+    if (unit == "messages") return 1.0;
   }
   return std::nullopt;
 }
@@ -61,6 +65,7 @@ std::string_view units_of(std::string_view base) {
   if (base == "throughput" || base == "drops") return "pps, kpps, Mpps, IOPS, k IOPS, M IOPS";
   if (base.substr(0, 7) == "latency") return "ns, us, ms";
   if (base.substr(0, 10) == "interrupts") return "intr/s, k intr/s, M intr/s";
+  if (base == "observations") return "messages";
   return "%";
 }
 
@@ -117,6 +122,7 @@ Expected<double> seed_row_reduction(const SeedRow& row, const RunReport& report,
   if (m.base == "throughput" || m.base == "drops") plain.unit = "pps";
   if (m.base.substr(0, 7) == "latency") plain.unit = "ns";
   if (m.base.substr(0, 3) == "cpu") plain.unit = "%";
+  if (m.base == "observations") plain.unit = "messages";
   const auto value = seed_row_value(plain, report);
   if (!value) return value.error();
   const auto base = seed_row_value(plain, reference);
@@ -146,9 +152,12 @@ Expected<double> seed_row_value(const SeedRow& row, const RunReport& r) {
     if (which == "avg") ns = r.latency.mean();
     if (which == "p50") ns = static_cast<double>(r.latency.percentile(50'000));
     if (which == "p99") ns = static_cast<double>(r.latency.percentile(99'000));
+    if (which == "p99.999") ns = static_cast<double>(r.latency.percentile(99'999));
+    if (which == "stddev") ns = r.latency.stddev();
     if (which == "max") ns = static_cast<double>(r.latency.max());
     return ns / scale;
   }
+  if (m.base == "observations") return static_cast<double>(r.latency.count());
   if (m.base == "interrupts") return rate(r.interrupts.total());
   if (m.base == "interrupts.core") {
     if (*m.index >= r.cores.size())

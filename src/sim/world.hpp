@@ -19,11 +19,12 @@ inline constexpr std::uint32_t kTraceNic = 2;
 
 // Random streams, Rng(seed, stream): one per component, so adding one never shifts another's.
 namespace stream {
-inline constexpr std::uint64_t kTraffic = 1;           // + flow entry: its generator
-inline constexpr std::uint64_t kRssKey = 1'000'000;    // netdev_rss_key_fill's key
-inline constexpr std::uint64_t kJitter = 2'000'000;    // + flow entry: its arrival jitter
-inline constexpr std::uint64_t kCpuCosts = 3'000'000;  // + core: its cost draws
-inline constexpr std::uint64_t kRefill = 4'000'000;    // + queue: buffer allocation failures
+inline constexpr std::uint64_t kTraffic = 1;             // + flow entry: its generator
+inline constexpr std::uint64_t kRssKey = 1'000'000;      // netdev_rss_key_fill's key
+inline constexpr std::uint64_t kJitter = 2'000'000;      // + flow entry: its arrival jitter
+inline constexpr std::uint64_t kCpuCosts = 3'000'000;    // + core: its cost draws
+inline constexpr std::uint64_t kRefill = 4'000'000;      // + queue: buffer allocation failures
+inline constexpr std::uint64_t kTurnaround = 5'000'000;  // + flow entry: the client's turnaround
 }  // namespace stream
 
 struct World {

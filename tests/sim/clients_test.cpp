@@ -135,6 +135,25 @@ TEST(clients, ping_pong_jitters_each_send_and_measures_latency_from_the_jittered
   EXPECT_EQ(f.last_request().arrival_ns, 5000 + second + kReception);
 }
 
+TEST(clients, ping_pong_turnaround_delays_each_request_on_the_wire_and_counts_in_the_rtt) {
+  Fixture f({"traffic.peer-turnaround=uniform(30us, 50us)"});
+  Rng twin(f.scenario.scenario.seed, stream::kTurnaround);  // its own stream, drawn by hand
+  const Distribution turnaround = f.scenario.traffic.peer_turnaround;
+  const std::int64_t first = turnaround.draw(twin).count();
+  const std::int64_t second = turnaround.draw(twin).count();
+  ASSERT_NE(first, second);
+  f.run_to(first + kReception - 1);
+  EXPECT_EQ(f.requests(), 0U);
+  f.run_to(first + kReception);
+  ASSERT_EQ(f.requests(), 1U);
+  // sockperf's clock started at the send, before the client's stack: all of it is in the RTT.
+  f.reply(first + 5000);
+  EXPECT_EQ(f.latency().max(), (first + 5000) / 2);
+  f.run_to(first + 5000 + second + kReception);
+  ASSERT_EQ(f.requests(), 2U);
+  EXPECT_EQ(f.last_request().arrival_ns, first + 5000 + second + kReception);
+}
+
 TEST(clients, the_timer_wheel_rounds_a_timer_up_to_its_levels_step) {
   const Duration ms = milliseconds(1);
   // Level 0 (under 63 jiffies ahead): the next jiffy after the expiry.

@@ -188,5 +188,30 @@ TEST(report, text_ends_with_the_conservation_verdict) {
   EXPECT_NE(out.str().find("drops: 3; rx_ring_full 3"), std::string::npos);
 }
 
+TEST(report, stranded_frames_and_the_probes_that_ended_their_stalls_are_in_text_and_json) {
+  RunReport r = sample_report();
+  std::ostringstream quiet;
+  write_text(quiet, r);
+  EXPECT_EQ(quiet.str().find("stranded"), std::string::npos);  // nothing to say: left out
+  EXPECT_EQ(quiet.str().find("loss probes"), std::string::npos);
+  r.stranded_frames = 5;
+  r.tcp_loss_probes = 4;
+  r.probe_answers = 4;
+  std::ostringstream text;
+  write_text(text, r);
+  EXPECT_NE(text.str().find("stranded frames: 5 (left in a ring, unsignalled, when a poll "
+                            "re-enabled its interrupt)\n"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("tcp loss probes: 4; replies that waited for one: 4\n"),
+            std::string::npos);
+  std::ostringstream json;
+  write_json(json, r);
+  const nlohmann::json j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j["stranded_frames"], 5);
+  EXPECT_EQ(j["tcp_loss_probes"], 4);
+  EXPECT_EQ(j["probe_answers"], 4);
+}
+
 }  // namespace
 }  // namespace irqmod::sim

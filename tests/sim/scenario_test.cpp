@@ -389,6 +389,9 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
   EXPECT_EQ(error_of("[traffic]\nkind = \"ping-pong\"\nrto-min = \"100ms\"\n"),
             "test.toml:3: traffic.rto-min: only the TCP client's loss probe uses it; allowed: the "
             "default, or traffic.protocol = \"tcp\"");
+  EXPECT_EQ(error_of("[traffic]\nkind = \"poisson\"\nrate = 1000\npeer-turnaround = \"40us\"\n"),
+            "test.toml:4: traffic.peer-turnaround: only a ping-pong client answers a reply; "
+            "allowed: the default, or traffic.kind = \"ping-pong\"");
   EXPECT_EQ(error_of("[traffic]\nkind = \"ping-pong\"\nprotocol = \"tcp\"\npeer-hz = 500\n"),
             "test.toml:4: traffic.peer-hz: 500 is not a CONFIG_HZ choice; allowed: 100, 250, 300, "
             "1000");

@@ -52,6 +52,11 @@ TEST(seed_rows, each_metric_is_read_off_the_report_in_the_rows_unit) {
   EXPECT_DOUBLE_EQ(value("drops", "pps"), 1'000.0);
   EXPECT_DOUBLE_EQ(value("latency.avg", "ms"), 0.3);
   EXPECT_DOUBLE_EQ(value("latency.max", "us"), 600.0);
+  EXPECT_NEAR(value("latency.p50", "us"), 200.0, 1.0);  // a histogram bucket's value
+  EXPECT_DOUBLE_EQ(value("latency.p99.999", "us"), 600.0);
+  // 100, 200, 600 us: mean 300, squared deviations 140 000 over 3 (sockperf's population form).
+  EXPECT_NEAR(value("latency.stddev", "us"), 216.0247, 1e-4);
+  EXPECT_DOUBLE_EQ(value("observations", "messages"), 3.0);
   EXPECT_DOUBLE_EQ(value("interrupts", "intr/s"), 10'000.0);
   EXPECT_DOUBLE_EQ(value("interrupts", "k intr/s"), 10.0);
   EXPECT_DOUBLE_EQ(value("interrupts.core1", "intr/s"), 2'000.0);

@@ -220,6 +220,11 @@ struct RunReport {
   std::uint64_t delivered_packets = 0;  // frames the application consumed
   std::uint64_t delivered_bytes = 0;    // their frame bytes (FCS included, preamble and IFG not)
   std::uint64_t tcp_loss_probes = 0;    // a TCP ping-pong client's loss probes (traffic.protocol)
+  std::uint64_t probe_answers = 0;      // replies to requests a loss probe had to send again
+  // Frames in an Rx ring, unsignalled, when a poll re-enabled its interrupt with no cause pending,
+  // no interrupt due and no coalescing deadline armed (seed 000's busy-poll exit race): only a
+  // later frame or poll takes them.
+  std::uint64_t stranded_frames = 0;
   DropCounters drops;
   Conservation conservation;
   // The frames the host sends: entered = made (replies, its own frames, forwarded ones),

@@ -169,6 +169,7 @@ struct TrafficSection {
   Protocol protocol{};          // traffic.protocol: a ping-pong over UDP or TCP
   std::uint32_t peer_hz{};      // traffic.peer-hz: the TCP client's kernel HZ (its timers' tick)
   Duration rto_min{};           // traffic.rto-min: the client's tcp_rto_min
+  Distribution peer_turnaround{};  // traffic.peer-turnaround: the client's time, inside the RTT
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 

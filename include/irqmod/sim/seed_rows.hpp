@@ -43,13 +43,14 @@ std::string_view to_string(SeedRole role);
 
 // The metrics a row may compare:
 //   throughput            frames delivered (answered, sunk or forwarded) per second
-//   latency.avg, .p50, .p99, .max
+//   latency.avg, .p50, .p99, .p99.999, .stddev, .max   (sockperf's lines)
+//   observations          latencies recorded (sockperf's "Total N observations"), in messages
 //   interrupts            interrupts per second, all vectors;  interrupts.coreN, interrupts.vectorN
 //   cpu                   busy time over all cores, percent of their time;  cpu.coreN
 // A metric ending in a number (coreN, vectorN) names that core or vector.
 std::span<const std::string_view> seed_row_metrics();
 // The units a metric's value may be given in (the seed's own): pps / kpps / Mpps; ns / us / ms;
-// intr/s / k intr/s; %.
+// intr/s / k intr/s; %; messages.
 std::optional<Error> check_seed_row(const SeedRow& row);
 
 // `row`'s metric read off `report`, in the row's unit. Error: a core or vector the run does not

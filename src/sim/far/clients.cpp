@@ -23,7 +23,7 @@ Instant timer_wheel_expiry(Instant now, Duration delay, Duration tick) {
 PingPongClient::PingPongClient(World& world, Port& port, std::uint32_t first_tuple,
                                std::uint32_t tuples, std::uint32_t frame_bytes, std::uint64_t mps,
                                Distribution jitter, Rng jitter_rng,
-                               std::optional<TcpProbeSettings> tcp)
+                               std::optional<TcpProbeSettings> tcp, ClientTurnaround turnaround)
     : world_(world),
       port_(port),
       first_tuple_(first_tuple),
@@ -32,6 +32,7 @@ PingPongClient::PingPongClient(World& world, Port& port, std::uint32_t first_tup
       mps_(mps),
       jitter_(jitter),
       jitter_rng_(jitter_rng),
+      turnaround_(turnaround),
       tcp_(tcp) {
   if (tcp_) {
     endpoint_ = world_.engine.bind<&PingPongClient::on_event>(*this);
@@ -66,14 +67,16 @@ void PingPongClient::send(Instant at) {
   }
   send_ns += jitter_.draw(jitter_rng_).count();
   sent_ns_ = send_ns;
+  // The client's stack and the switch: sockperf's clock is already running.
+  const std::int64_t wire_ns = send_ns + turnaround_.time.draw(turnaround_.rng).count();
   tuple_ = first_tuple_ + next_tuple_;
-  const std::int64_t arrival_ns = send_ns + port_.link().reception_ps(frame_bytes_) / 1000;
+  const std::int64_t arrival_ns = wire_ns + port_.link().reception_ps(frame_bytes_) / 1000;
   port_.inject(Packet{arrival_ns, frame_bytes_, tuple_});
   if (++next_tuple_ == tuples_) next_tuple_ = 0;
   if (tcp_) {
     probed_ = false;
     lost_ = false;
-    arm_probe(send_ns);
+    arm_probe(wire_ns);  // tcp_write_xmit arms it as the segment goes out
   }
 }
 
@@ -107,7 +110,9 @@ void PingPongClient::on_reply(std::int64_t arrival_ns) {
   world_.report.latency.record(rtt / 2);
   if (tcp_) {
     world_.engine.cancel(probe_slot_);
-    if (!probed_) {
+    if (probed_) {
+      ++world_.report.probe_answers;  // Karn: the probe's copy makes this RTT ambiguous for SRTT
+    } else {
       // RFC 6298: the first sample sets SRTT and RTTVAR = R / 2; later ones move SRTT by 1/8
       // and RTTVAR by 1/4 of the difference.
       if (srtt_ns_ == 0) {

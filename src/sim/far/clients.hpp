@@ -51,17 +51,30 @@ struct TcpProbeSettings {
   std::uint32_t first_probe_flow{};  // the connections' copies, one flow per 4-tuple
 };
 
+// The client host's time per exchange, counted in the RTT sockperf measures
+// (traffic.peer-turnaround): sockperf takes its send time before the request goes down the client's
+// stack and its receive time after the reply came up it, so the client's interrupt, softirq,
+// wake-up and TCP send, and the switch, are all inside the RTT. The model draws it once per
+// request, between sockperf's send and the request's first bit on the server's wire.
+struct ClientTurnaround {
+  Distribution time{};  // 0: the client's stack and the switch take no time
+  Rng rng{0, 0};        // its own stream, so the other draws stay where they were
+};
+
 // When a timer armed at `now` to expire `delay` later fires on a wheel ticking every `tick`.
 Instant timer_wheel_expiry(Instant now, Duration delay, Duration tick);
 
 class PingPongClient {
  public:
   // Messages of `frame_bytes` through `port`, taking the 4-tuples first_tuple .. + tuples - 1 in
-  // turn; `mps` 0 = --mps=max; each send is delayed by a draw of `jitter` (from `jitter_rng`).
-  // `tcp`: sockperf --tcp, with its loss probe.
+  // turn; `mps` 0 = --mps=max; each send is delayed by a draw of `jitter` (from `jitter_rng`),
+  // outside the RTT; each request then reaches the wire a draw of `turnaround.time` later,
+  // inside the RTT (the client host's own time per exchange). `tcp`: sockperf --tcp, with its
+  // loss probe.
   PingPongClient(World& world, Port& port, std::uint32_t first_tuple, std::uint32_t tuples,
                  std::uint32_t frame_bytes, std::uint64_t mps, Distribution jitter, Rng jitter_rng,
-                 std::optional<TcpProbeSettings> tcp = std::nullopt);
+                 std::optional<TcpProbeSettings> tcp = std::nullopt,
+                 ClientTurnaround turnaround = {});
   PingPongClient(const PingPongClient&) = delete;
   PingPongClient& operator=(const PingPongClient&) = delete;
 
@@ -90,7 +103,8 @@ class PingPongClient {
   std::uint64_t mps_;
   Distribution jitter_;
   Rng jitter_rng_;
-  std::int64_t sent_ns_ = 0;       // when the request in flight left the client
+  ClientTurnaround turnaround_;
+  std::int64_t sent_ns_ = 0;       // when sockperf sent the request in flight (its txTime)
   std::int64_t next_slot_ns_ = 0;  // --mps pacing
   std::optional<TcpProbeSettings> tcp_;
   std::uint32_t tuple_ = 0;     // the request in flight's 4-tuple

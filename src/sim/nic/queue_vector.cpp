@@ -420,6 +420,15 @@ void QueueVector::complete(const napi::PollResult& result, Core& core) {
     world_.trace->counter(kTraceNic, "itr", "usecs", world_.now(), action.new_itr->count() / 1000);
   }
   arm_vector(action.fire_at);
+  // Seed 000's race: frames written back after the last scan, their causes lost while the
+  // vector was in write-back-only mode, and now nothing due to signal them: no cause, no
+  // interrupt and no coalescing deadline (Rx or Tx: either one polls the ring) armed. A
+  // completed poll emptied the ring at its scan, so each frame is counted at most once.
+  if (action.enabled && rx_ && rx_->size() > 0 && !vector_.queue_pending() &&
+      !vector_.software_pending() && !world_.engine.armed(vector_slot_) &&
+      !world_.engine.armed(deadline_slot_) && !world_.engine.armed(tx_deadline_slot_)) {
+    world_.report.stranded_frames += rx_->size();
+  }
   if (rx_moderator_.on_causes_dropped(vector_)) world_.engine.cancel(deadline_slot_);
   if (tx_ && tx_moderator_.on_causes_dropped(vector_)) world_.engine.cancel(tx_deadline_slot_);
 }
