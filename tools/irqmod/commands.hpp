@@ -8,7 +8,7 @@ namespace irqmod::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitRunFailed = 1;  // a simulation broke an invariant (conservation)
+inline constexpr int kExitRunFailed = 1;  // a simulation broke an invariant, a system call failed
 
 void add_dim_replay_command(CLI::App& app, int& status);
 void add_itr_command(CLI::App& app, int& status);
@@ -16,5 +16,7 @@ void add_demo_command(CLI::App& app, int& status);
 void add_sim_command(CLI::App& app, int& status);
 void add_run_command(CLI::App& app, int& status);
 void add_serve_command(CLI::App& app, int& status);
+void add_lab_command(CLI::App& app, int& status);
+void add_napi_command(CLI::App& app, int& status);
 
 }  // namespace irqmod::cli

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# lab_napi.sh IRQMOD CASE: `irqmod lab` and `irqmod napi` on this machine's kernel, as root.
+# Each case makes its own lab (namespaces irqmod-lab-t<pid>-srv/-cli, addresses 198.18.0.1-2
+# inside them only) and removes it on any exit. Nothing here is skipped: a machine without root,
+# veth or the netdev netlink family fails with irqmod's own message saying which.
+#   bad-input       every bad flag exits 2 naming the flag, and changes nothing
+#   needs-root      `lab up` as an unprivileged user exits 1 saying it needs root
+#   up-down-twice   up, up again (idempotent), a NAPI id != 0, down removes all; twice
+#   napi-set-list   napi set changes each setting, napi list then shows it
+#   threaded        --threaded --napi-cpu 0: every server NAPI has a poll thread on CPU 0
+set -u
+irqmod=$1; case=$2
+lab=irqmod-lab-t$$
+work=$(mktemp -d)
+cleanup() {
+  "$irqmod" lab down --name "$lab" >/dev/null 2>&1
+  ip netns del "$lab-srv" 2>/dev/null; ip netns del "$lab-cli" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL ($case): $*"; for f in "$work"/*; do [[ -f $f ]] && { echo "-- $f:"; cat "$f"; }; done; exit 1; }
+[[ $(id -u) -eq 0 ]] || fail "these tests create network namespaces and need root"
+
+# run EXPECTED_STATUS NAME ARGS...: runs irqmod, output in $work/NAME, checks the exit status.
+run() {
+  local expected=$1 name=$2; shift 2
+  "$irqmod" "$@" >"$work/$name" 2>&1
+  local got=$?
+  [[ $got -eq $expected ]] || fail "irqmod $* exited $got, expected $expected"
+}
+json_number() { grep -o "\"$1\": [0-9]*" "$2" | head -1 | grep -o '[0-9]*$'; }
+
+case $case in
+  bad-input)
+    # flag, then the words the message must contain
+    check_bad() {
+      local want=$1; shift
+      run 2 bad "$@"
+      grep -q -- "$want" "$work/bad" || fail "irqmod $*: message lacks '$want': $(cat "$work/bad")"
+    }
+    check_bad "--queues: 0: allowed 1 to 64" lab up --name "$lab" --queues 0
+    check_bad "--queues: 65: allowed 1 to 64" lab up --name "$lab" --queues 65
+    check_bad "--name: 'foo': a lab's name starts with 'irqmod-lab'" lab up --name foo
+    check_bad "--name" lab down --name ../etc
+    check_bad "--napi-cpu: pins the NAPI threads, so it needs --threaded" lab up --name "$lab" --napi-cpu 0
+    check_bad "--napi-cpu: 4096: this machine has CPUs 0 to" lab up --name "$lab" --threaded --napi-cpu 4096
+    check_bad "A subcommand is required" lab
+    check_bad "--netns: no network namespace named '$lab-none'" napi list --netns "$lab-none"
+    check_bad "--id/--dev: give the NAPI id or the device" napi set --defer-hard-irqs 1
+    check_bad "nothing to set" napi set --id 1
+    check_bad "--threaded: maybe not in {on,off}" napi set --id 1 --threaded maybe
+    check_bad "--defer-hard-irqs: Value 2147483648 not in range" napi set --id 1 --defer-hard-irqs 2147483648
+    check_bad "--dev: no device 'no-such-dev'" napi set --dev no-such-dev --defer-hard-irqs 1
+    check_bad "--id: no NAPI with id 4294967295" napi set --id 4294967295 --defer-hard-irqs 1
+    ! ip netns list | grep -q "$lab" || fail "bad input left a namespace behind"
+    ;;
+  needs-root)
+    command -v setpriv >/dev/null || fail "setpriv (util-linux) is missing"
+    setpriv --reuid 65534 --regid 65534 --clear-groups "$irqmod" lab up --name "$lab" >"$work/nobody" 2>&1
+    status=$?
+    [[ $status -eq 1 ]] || fail "lab up as nobody exited $status, expected 1"
+    grep -q "needs root" "$work/nobody" || fail "no 'needs root' in: $(cat "$work/nobody")"
+    ! ip netns list | grep -q "$lab" || fail "an unprivileged lab up left a namespace behind"
+    ;;
+  up-down-twice)
+    for round in 1 2; do
+      run 0 "up$round" lab up --name "$lab" --queues 2 --json
+      run 0 "again$round" lab up --name "$lab" --queues 2 --json
+      run 0 "status$round" lab status --name "$lab" --json
+      grep -q '"up": true' "$work/status$round" || fail "round $round: status says not up"
+      id=$(json_number socket_napi_id "$work/status$round")
+      [[ -n $id && $id -ne 0 ]] ||
+        fail "round $round: the check datagram came through no NAPI context (id '$id')"
+      napis=$(grep -o '"id": [0-9]*' "$work/status$round" | wc -l)
+      ((napis == 2)) || fail "round $round: $napis NAPI contexts on the server end, expected 2"
+      grep -q "\"id\": $id," "$work/status$round" || fail "round $round: NAPI $id is not listed"
+      for ns in srv cli; do
+        ip netns list | grep -q "^$lab-$ns" || fail "round $round: no namespace $lab-$ns"
+      done
+      run 0 "down$round" lab down --name "$lab"
+      ! ip netns list | grep -q "$lab" || fail "round $round: down left a namespace behind"
+      run 0 "gone$round" lab status --name "$lab" --json
+      grep -q '"up": false' "$work/gone$round" || fail "round $round: status after down says up"
+    done
+    ;;
+  napi-set-list)
+    run 0 up lab up --name "$lab" --json
+    id=$(grep -o '"napis": \[{"id": [0-9]*' "$work/up" | grep -o '[0-9]*$')
+    [[ -n $id ]] || fail "no NAPI on the server end"
+    run 0 set napi set --netns "$lab-srv" --id "$id" --defer-hard-irqs 2 \
+      --gro-flush-timeout 200000 --irq-suspend-timeout 20000000 --threaded on
+    run 0 list napi list --netns "$lab-srv" --json
+    line=$(grep "\"id\": $id," "$work/list") || fail "napi list lacks NAPI $id"
+    for want in '"defer_hard_irqs": 2,' '"gro_flush_timeout_ns": 200000,' \
+      '"irq_suspend_timeout_ns": 20000000}' '"threaded": 1,'; do
+      grep -qF "$want" <<<"$line" || fail "napi list shows no $want: $line"
+    done
+    pid=$(grep -o '"pid": [0-9]*' <<<"$line" | grep -o '[0-9]*$')
+    [[ -n $pid ]] && grep -q "napi/veth-srv-$id" "/proc/$pid/comm" ||
+      fail "threaded on, yet no kernel thread napi/veth-srv-$id: $line"
+    run 0 text napi list --netns "$lab-srv" --dev veth-srv
+    grep -q "defer-hard-irqs:      2" "$work/text" || fail "the text listing lacks the setting"
+    run 0 off napi set --netns "$lab-srv" --dev veth-srv --defer-hard-irqs 0 --threaded off
+    run 0 list2 napi list --netns "$lab-srv" --json
+    grep "\"id\": $id," "$work/list2" | grep -qF '"threaded": 0, "defer_hard_irqs": 0,' ||
+      fail "--dev did not reset NAPI $id: $(cat "$work/list2")"
+    ;;
+  threaded)
+    run 0 up lab up --name "$lab" --queues 2 --threaded --napi-cpu 0 --json
+    pids=$(grep -o '"pid": [0-9]*' "$work/up" | grep -o '[0-9]*$')
+    (($(wc -w <<<"$pids") == 2)) || fail "expected 2 NAPI threads: $(cat "$work/up")"
+    for pid in $pids; do
+      cpus=$(grep Cpus_allowed_list "/proc/$pid/status" | awk '{print $2}')
+      [[ $cpus == 0 ]] || fail "NAPI thread $pid may run on CPUs '$cpus', expected 0"
+    done
+    ;;
+  *) fail "unknown case" ;;
+esac
+echo "ok: $case"
