@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lab_napi.sh IRQMOD CASE: `irqmod lab` and `irqmod napi` on this machine's kernel, as root.
+# lab_napi.sh IRQMOD CASE: `irqmod lab`, `irqmod napi` and `irqmod top` on this machine's
+# kernel, as root.
 # Each case makes its own lab (namespaces irqmod-lab-t<pid>-srv/-cli, addresses 198.18.0.1-2
 # inside them only) and removes it on any exit. Nothing here is skipped: a machine without root,
 # veth or the netdev netlink family fails with irqmod's own message saying which.
@@ -8,6 +9,7 @@
 #   up-down-twice   up, up again (idempotent), a NAPI id != 0, down removes all; twice
 #   napi-set-list   napi set changes each setting, napi list then shows it
 #   threaded        --threaded --napi-cpu 0: every server NAPI has a poll thread on CPU 0
+#   top             top --once --json in the lab's server namespace: rates per CPU, its NAPI
 set -u
 irqmod=$1; case=$2
 lab=irqmod-lab-t$$
@@ -52,6 +54,10 @@ case $case in
     check_bad "--defer-hard-irqs: Value 2147483648 not in range" napi set --id 1 --defer-hard-irqs 2147483648
     check_bad "--dev: no device 'no-such-dev'" napi set --dev no-such-dev --defer-hard-irqs 1
     check_bad "--id: no NAPI with id 4294967295" napi set --id 4294967295 --defer-hard-irqs 1
+    check_bad "--interval: must be between 0.1 and 60 seconds" top --once --interval 0
+    check_bad "--count: must be at least 1" top --count 0
+    check_bad "--once excludes --count" top --once --count 2
+    check_bad "--netns: no network namespace named '$lab-none'" top --once --netns "$lab-none"
     ! ip netns list | grep -q "$lab" || fail "bad input left a namespace behind"
     ;;
   needs-root)
@@ -113,6 +119,18 @@ case $case in
       cpus=$(grep Cpus_allowed_list "/proc/$pid/status" | awk '{print $2}')
       [[ $cpus == 0 ]] || fail "NAPI thread $pid may run on CPUs '$cpus', expected 0"
     done
+    ;;
+  top)
+    run 0 up lab up --name "$lab" --json
+    id=$(json_number socket_napi_id "$work/up")
+    run 0 top top --once --json --interval 0.2 --netns "$lab-srv"
+    (($(wc -l <"$work/top") == 1)) || fail "--once printed more than one line"
+    grep -q '"seconds":0\.[0-9]*,"netns":"'"$lab-srv"'"' "$work/top" || fail "no interval or netns"
+    cpus=$(nproc)
+    rx=$(grep -o '"net_rx_per_s":\[[^]]*\]' "$work/top" | cut -d'[' -f2 | tr ',' '\n' | grep -c .)
+    ((rx == cpus)) || fail "NET_RX rates for $rx CPUs, this machine has $cpus"
+    grep -q '"busy_poll_rx_packets_per_s":[0-9]' "$work/top" || fail "no busy-poll rate"
+    grep -q "\"napis\":\[{\"id\":$id," "$work/top" || fail "the lab's NAPI $id is not shown"
     ;;
   *) fail "unknown case" ;;
 esac
