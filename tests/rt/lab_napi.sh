@@ -16,7 +16,7 @@ lab=irqmod-lab-t$$
 work=$(mktemp -d)
 cleanup() {
   "$irqmod" lab down --name "$lab" >/dev/null 2>&1
-  ip netns del "$lab-srv" 2>/dev/null; ip netns del "$lab-cli" 2>/dev/null
+  for ns in srv cli empty; do ip netns del "$lab-$ns" 2>/dev/null; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -52,8 +52,13 @@ case $case in
     check_bad "nothing to set" napi set --id 1
     check_bad "--threaded: maybe not in {on,off}" napi set --id 1 --threaded maybe
     check_bad "--defer-hard-irqs: Value 2147483648 not in range" napi set --id 1 --defer-hard-irqs 2147483648
-    check_bad "--dev: no device 'no-such-dev'" napi set --dev no-such-dev --defer-hard-irqs 1
-    check_bad "--id: no NAPI with id 4294967295" napi set --id 4294967295 --defer-hard-irqs 1
+    # The two that reach the kernel ask inside an empty namespace of the test's own.
+    ip netns add "$lab-empty" || fail "cannot create a namespace"
+    check_bad "--dev: no device 'no-such-dev'" napi set --netns "$lab-empty" --dev no-such-dev \
+      --defer-hard-irqs 1
+    check_bad "--id: no NAPI with id 4294967295" napi set --netns "$lab-empty" --id 4294967295 \
+      --defer-hard-irqs 1
+    ip netns del "$lab-empty"
     check_bad "--interval: must be between 0.1 and 60 seconds" top --once --interval 0
     check_bad "--count: must be at least 1" top --count 0
     check_bad "--once excludes --count" top --once --count 2
