@@ -44,6 +44,12 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
+Error missing_program(const std::string& program) {
+  return Error{"", program + " is not installed (not found on PATH); Debian's " +
+                       (program == "ethtool" ? "ethtool" : "iproute2") +
+                       " package has it, and scripts/install-deps.sh installs it"};
+}
+
 // Runs a program (found on PATH) and collects what it printed. Fails only when it cannot run.
 Expected<CommandResult> run_command(const std::vector<std::string>& argv) {
   int pipe_fds[2];
@@ -79,10 +85,7 @@ Expected<CommandResult> run_command(const std::vector<std::string>& argv) {
   while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
   result.exit_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
-  if (result.exit_status == 127)
-    return Error{argv[0], "not found on PATH: " + std::string(argv[0]) + " comes with Debian's " +
-                              (argv[0] == "ethtool" ? "ethtool" : "iproute2") +
-                              " package (scripts/install-deps.sh installs it)"};
+  if (result.exit_status == 127) return missing_program(argv[0]);
   while (!result.output.empty() && result.output.back() == '\n')
     result.output.pop_back();
   return result;
@@ -93,6 +96,10 @@ std::optional<Error> step(const std::vector<std::string>& argv) {
   const auto result = run_command(argv);
   if (!result) return result.error();
   if (result->exit_status == 0) return std::nullopt;
+  // `ip netns exec NS PROGRAM` runs PROGRAM itself and says so when it cannot.
+  if (argv.size() > 4 && argv[1] == "netns" && argv[2] == "exec" &&
+      result->output.find("exec of \"" + argv[4] + "\" failed") != std::string::npos)
+    return missing_program(argv[4]);
   if (result->output.find("Unknown device type") != std::string::npos)
     return Error{"veth", "this kernel has no veth devices (`" + join(argv) +
                              "`: Unknown device type); load the module (modprobe veth) or build "
