@@ -39,6 +39,10 @@ enum NapiAttr : std::uint16_t {
 // MNL_SOCKET_DUMP_SIZE in releases after Debian 12's 1.0.4, which lacks the macro).
 constexpr std::size_t kBufferSize = 32768;
 
+std::string version_text(KernelVersion v) {
+  return std::to_string(v.major) + "." + std::to_string(v.minor);
+}
+
 struct SocketCloser {
   void operator()(mnl_socket* s) const { mnl_socket_close(s); }
 };
@@ -185,8 +189,9 @@ class Connection {
                                   &id});
     if (reply.error == ENOENT || (reply.error == 0 && id == 0))
       return Error{"netdev",
-                   "this kernel has no netdev generic-netlink family (it arrived in "
-                   "Linux 6.5; napi-get in 6.8)"};
+                   "this kernel has no netdev generic-netlink family (it arrived in Linux " +
+                       version_text(kNetdevFamilySince) + "; napi-get in " +
+                       version_text(kNapiGetSince) + ")"};
     if (reply.error != 0)
       return Error{"netdev",
                    std::string("cannot resolve the netdev family: ") + std::strerror(reply.error)};
@@ -256,10 +261,6 @@ int collect_napi(const nlmsghdr* nlh, void* data) {
   mnl_attr_parse(nlh, sizeof(genlmsghdr), parse_napi_attribute, &napi);
   static_cast<std::vector<Napi>*>(data)->push_back(napi);
   return MNL_CB_OK;
-}
-
-std::string version_text(KernelVersion v) {
-  return std::to_string(v.major) + "." + std::to_string(v.minor);
 }
 
 }  // namespace

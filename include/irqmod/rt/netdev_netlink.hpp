@@ -62,8 +62,8 @@ inline constexpr SettingInfo kDeferHardIrqs{"defer-hard-irqs", {6, 13}};
 inline constexpr SettingInfo kGroFlushTimeout{"gro-flush-timeout", {6, 13}};
 inline constexpr SettingInfo kIrqSuspendTimeout{"irq-suspend-timeout", {6, 13}};
 inline constexpr SettingInfo kThreaded{"threaded", {6, 17}};
-inline constexpr KernelVersion kNapiGetSince{6, 8};  // napi-get (id, ifindex, irq, pid)
-inline constexpr KernelVersion kNetdevFamilySince{6, 5};
+inline constexpr KernelVersion kNapiGetSince{6, 8};       // napi-get (id, ifindex, irq, pid)
+inline constexpr KernelVersion kNetdevFamilySince{6, 3};  // netdev-genl, for dev-get first
 
 // The error for a napi-set the kernel refused: names the settings this kernel predates (with the
 // release that added each) when there are any, else passes on the kernel's own words.
