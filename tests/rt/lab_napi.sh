@@ -130,7 +130,8 @@ case $case in
     id=$(json_number socket_napi_id "$work/up")
     run 0 top top --once --json --interval 0.2 --netns "$lab-srv"
     (($(wc -l <"$work/top") == 1)) || fail "--once printed more than one line"
-    grep -q '"seconds":0\.[0-9]*,"netns":"'"$lab-srv"'"' "$work/top" || fail "no interval or netns"
+    # The interval asked is 0.2 s; a loaded CI machine may sleep far longer, so only its form.
+    grep -q '"seconds":[0-9.]*,"netns":"'"$lab-srv"'"' "$work/top" || fail "no interval or netns"
     cpus=$(nproc)
     rx=$(grep -o '"net_rx_per_s":\[[^]]*\]' "$work/top" | cut -d'[' -f2 | tr ',' '\n' | grep -c .)
     ((rx == cpus)) || fail "NET_RX rates for $rx CPUs, this machine has $cpus"
