@@ -284,6 +284,10 @@ std::optional<KernelVersion> running_kernel() {
 
 Error describe_set_refusal(const NapiSettings& asked, std::optional<KernelVersion> kernel, int err,
                            const std::string& kernel_message) {
+  // napi-set is GENL_ADMIN_PERM in netdev.yaml (napi-get is not): without CAP_NET_ADMIN the
+  // kernel refuses before it looks at the settings.
+  if (err == EPERM)
+    return Error{"napi set", "needs root: the kernel takes napi-set only with CAP_NET_ADMIN"};
   const std::string running = kernel ? version_text(*kernel) : "of unknown version";
   if (kernel && *kernel < KernelVersion{6, 13})
     return Error{"napi set", "this kernel (" + running +

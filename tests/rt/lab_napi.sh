@@ -5,7 +5,7 @@
 # inside them only) and removes it on any exit. Nothing here is skipped: a machine without root,
 # veth or the netdev netlink family fails with irqmod's own message saying which.
 #   bad-input       every bad flag exits 2 naming the flag, and changes nothing
-#   needs-root      `lab up` as an unprivileged user exits 1 saying it needs root
+#   needs-root      `lab up` and `napi set` as an unprivileged user exit 1 saying they need root
 #   up-down-twice   up, up again (idempotent), a NAPI id != 0, down removes all; twice
 #   napi-set-list   napi set changes each setting, napi list then shows it
 #   threaded        --threaded --napi-cpu 0: every server NAPI has a poll thread on CPU 0
@@ -72,6 +72,14 @@ case $case in
     [[ $status -eq 1 ]] || fail "lab up as nobody exited $status, expected 1"
     grep -q "needs root" "$work/nobody" || fail "no 'needs root' in: $(cat "$work/nobody")"
     ! ip netns list | grep -q "$lab" || fail "an unprivileged lab up left a namespace behind"
+    # napi-set as nobody, inside an empty namespace of the test's own (ip netns exec enters it as
+    # root, then setpriv drops to nobody): the kernel's EPERM must read as "needs root".
+    ip netns add "$lab-empty" || fail "cannot create a namespace"
+    ip netns exec "$lab-empty" setpriv --reuid 65534 --regid 65534 --clear-groups \
+      "$irqmod" napi set --id 4294967295 --defer-hard-irqs 1 >"$work/nobody-set" 2>&1
+    status=$?
+    [[ $status -eq 1 ]] || fail "napi set as nobody exited $status, expected 1"
+    grep -q "needs root" "$work/nobody-set" || fail "no 'needs root' in: $(cat "$work/nobody-set")"
     ;;
   up-down-twice)
     for round in 1 2; do

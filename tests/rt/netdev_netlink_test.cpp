@@ -44,5 +44,13 @@ TEST(netdev_netlink, passes_on_the_kernels_words_when_the_kernel_knows_every_set
   EXPECT_NE(e.message.find("bad value"), std::string::npos) << e.what();
 }
 
+TEST(netdev_netlink, says_napi_set_needs_root_when_the_kernel_says_eperm) {
+  NapiSettings asked;
+  asked.defer_hard_irqs = 2;
+  const Error e = describe_set_refusal(asked, KernelVersion{6, 18}, EPERM, "");
+  EXPECT_NE(e.message.find("needs root"), std::string::npos) << e.what();
+  EXPECT_NE(e.message.find("CAP_NET_ADMIN"), std::string::npos) << e.what();
+}
+
 }  // namespace
 }  // namespace irqmod::rt::netdev

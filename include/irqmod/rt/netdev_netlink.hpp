@@ -65,8 +65,9 @@ inline constexpr SettingInfo kThreaded{"threaded", {6, 17}};
 inline constexpr KernelVersion kNapiGetSince{6, 8};       // napi-get (id, ifindex, irq, pid)
 inline constexpr KernelVersion kNetdevFamilySince{6, 3};  // netdev-genl, for dev-get first
 
-// The error for a napi-set the kernel refused: names the settings this kernel predates (with the
-// release that added each) when there are any, else passes on the kernel's own words.
+// The error for a napi-set the kernel refused: "needs root" for EPERM; else names the settings
+// this kernel predates (with the release that added each) when there are any, else passes on the
+// kernel's own words.
 Error describe_set_refusal(const NapiSettings& asked, std::optional<KernelVersion> kernel, int err,
                            const std::string& kernel_message);
 
