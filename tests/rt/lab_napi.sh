@@ -30,6 +30,9 @@ run() {
   local got=$?
   [[ $got -eq $expected ]] || fail "irqmod $* exited $got, expected $expected"
 }
+# True when a namespace of this test's lab is left. Anchored: a bare "$lab" would also match
+# the lab of a concurrent test whose pid starts with this one's (t123 in t1234-srv).
+lab_netns_left() { ip netns list | grep -qE "^$lab-(srv|cli|empty)( |$)"; }
 json_number() { grep -o "\"$1\": [0-9]*" "$2" | head -1 | grep -o '[0-9]*$'; }
 
 case $case in
@@ -63,7 +66,7 @@ case $case in
     check_bad "--count: must be at least 1" top --count 0
     check_bad "--once excludes --count" top --once --count 2
     check_bad "--netns: no network namespace named '$lab-none'" top --once --netns "$lab-none"
-    ! ip netns list | grep -q "$lab" || fail "bad input left a namespace behind"
+    ! lab_netns_left || fail "bad input left a namespace behind"
     ;;
   needs-root)
     command -v setpriv >/dev/null || fail "setpriv (util-linux) is missing"
@@ -71,7 +74,7 @@ case $case in
     status=$?
     [[ $status -eq 1 ]] || fail "lab up as nobody exited $status, expected 1"
     grep -q "needs root" "$work/nobody" || fail "no 'needs root' in: $(cat "$work/nobody")"
-    ! ip netns list | grep -q "$lab" || fail "an unprivileged lab up left a namespace behind"
+    ! lab_netns_left || fail "an unprivileged lab up left a namespace behind"
     # napi-set as nobody, inside an empty namespace of the test's own (ip netns exec enters it as
     # root, then setpriv drops to nobody): the kernel's EPERM must read as "needs root".
     ip netns add "$lab-empty" || fail "cannot create a namespace"
@@ -97,7 +100,7 @@ case $case in
         ip netns list | grep -q "^$lab-$ns" || fail "round $round: no namespace $lab-$ns"
       done
       run 0 "down$round" lab down --name "$lab"
-      ! ip netns list | grep -q "$lab" || fail "round $round: down left a namespace behind"
+      ! lab_netns_left || fail "round $round: down left a namespace behind"
       run 0 "gone$round" lab status --name "$lab" --json
       grep -q '"up": false' "$work/gone$round" || fail "round $round: status after down says up"
     done
