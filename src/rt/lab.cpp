@@ -299,9 +299,19 @@ Expected<Status> up(const Config& config) {
   if (auto e = require_root()) return *e;
   const std::string srv = server_netns(config.name);
   const std::string cli = client_netns(config.name);
+  // A set-up step that fails takes back the namespaces this call made (and the pair inside
+  // them), so a failed first `up` leaves nothing behind; a lab that was there before is left.
+  std::vector<std::string> created;
+  const auto undo = [&created](Error e) {
+    for (const auto& ns : created)
+      step({"ip", "netns", "del", ns});
+    return e;
+  };
   for (const auto& ns : {srv, cli})
-    if (!netns_exists(ns))
-      if (auto e = step({"ip", "netns", "add", ns})) return *e;
+    if (!netns_exists(ns)) {
+      if (auto e = step({"ip", "netns", "add", ns})) return undo(*e);
+      created.push_back(ns);
+    }
 
   // A pair with other queue counts, or half a pair, is replaced.
   const auto server = find_device(srv, kServerDevice, kServerAddress);
@@ -335,13 +345,15 @@ Expected<Status> up(const Config& config) {
                        q,
                        "numrxqueues",
                        q}))
-      return *e;
+      return undo(*e);
   }
-  if (auto e = configure_end(srv, kServerDevice, kServerAddress, config)) return *e;
-  if (auto e = configure_end(cli, kClientDevice, kClientAddress, config)) return *e;
+  if (auto e = configure_end(srv, kServerDevice, kServerAddress, config)) return undo(*e);
+  if (auto e = configure_end(cli, kClientDevice, kClientAddress, config)) return undo(*e);
   if (config.napi_cpu)
-    if (auto e = pin_napi_threads(srv, *config.napi_cpu)) return *e;
+    if (auto e = pin_napi_threads(srv, *config.napi_cpu)) return undo(*e);
 
+  // From here the lab is complete; a failed check leaves it for a look (the message says how
+  // to remove it).
   auto s = status(config.name);
   if (!s) return s;
   if (s->socket_napi_id == 0)

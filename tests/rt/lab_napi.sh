@@ -8,6 +8,7 @@
 #   needs-root      `lab up` and `napi set` as an unprivileged user exit 1 saying they need root
 #   up-down-twice   up, up again (idempotent), a NAPI id != 0, down removes all; twice
 #   napi-set-list   napi set changes each setting, napi list then shows it
+#   missing-tool    lab up with no ethtool on PATH exits 1 naming the package, and leaves nothing
 #   threaded        --threaded --napi-cpu 0: every server NAPI has a poll thread on CPU 0
 #   top             top --once --json in the lab's server namespace: rates per CPU, its NAPI
 set -u
@@ -126,6 +127,17 @@ case $case in
     run 0 list2 napi list --netns "$lab-srv" --json
     grep "\"id\": $id," "$work/list2" | grep -qF '"threaded": 0, "defer_hard_irqs": 0,' ||
       fail "--dev did not reset NAPI $id: $(cat "$work/list2")"
+    ;;
+  missing-tool)
+    # PATH holds ip alone, so the first ethtool step fails after the namespaces and the pair are
+    # made: a half-done first up must take them back.
+    mkdir "$work/bin" && ln -s "$(command -v ip)" "$work/bin/ip" || fail "cannot make a PATH"
+    PATH=$work/bin "$irqmod" lab up --name "$lab" >"$work/no-ethtool" 2>&1
+    status=$?
+    [[ $status -eq 1 ]] || fail "lab up without ethtool exited $status, expected 1"
+    grep -q "ethtool is not installed.*Debian's ethtool package" "$work/no-ethtool" ||
+      fail "the message does not name ethtool and its package: $(cat "$work/no-ethtool")"
+    ! lab_netns_left || fail "a failed lab up left a namespace behind"
     ;;
   threaded)
     run 0 up lab up --name "$lab" --queues 2 --threaded --napi-cpu 0 --json

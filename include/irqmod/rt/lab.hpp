@@ -67,8 +67,9 @@ struct Status {
 };
 
 // Needs root. Creates what is missing and (re)applies every setting, so running it twice is the
-// same as once; a lab with another queue count gets a new veth pair. Ends with the NAPI check,
-// and fails when a datagram arrives without a NAPI id.
+// same as once; a lab with another queue count gets a new veth pair. A failed set-up step removes
+// the namespaces this call created. Ends with the NAPI check, and fails (leaving the lab for a
+// look) when a datagram arrives without a NAPI id.
 Expected<Status> up(const Config& config);
 // Removes both namespaces (and with them the veth pair). Nothing to remove is not an error.
 std::optional<Error> down(const std::string& name);
