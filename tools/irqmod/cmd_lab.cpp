@@ -12,11 +12,6 @@ namespace {
 
 namespace lab = rt::lab;
 
-// An error about a flag is the user's input (exit 2); anything else is the system's (exit 1).
-int exit_status_for(const Error& e) {
-  return e.key.rfind("--", 0) == 0 ? kExitBadInput : kExitRunFailed;
-}
-
 std::string optional_text(const std::optional<std::uint32_t>& v, const char* none) {
   return v ? std::to_string(*v) : none;
 }

@@ -21,10 +21,6 @@ namespace netdev = rt::netdev;
 // The kernel's own bound on defer-hard-irqs (netdev.yaml: max s32-max).
 constexpr std::uint32_t kMaxDeferHardIrqs = std::numeric_limits<std::int32_t>::max();
 
-int exit_status_for(const Error& e) {
-  return e.key.rfind("--", 0) == 0 ? kExitBadInput : kExitRunFailed;
-}
-
 std::string device_name(std::uint32_t ifindex) {
   char name[IF_NAMESIZE] = {};
   return ::if_indextoname(ifindex, name) ? name : "?";

@@ -178,7 +178,7 @@ void add_top_command(CLI::App& app, int& status) {
   cmd->callback([args, &status] {
     const auto fail = [&status](const Error& e) {
       std::cerr << "irqmod top: " << e.what() << "\n";
-      status = e.key.rfind("--", 0) == 0 ? kExitBadInput : kExitRunFailed;
+      status = exit_status_for(e);
     };
     if (!(args->interval >= kMinIntervalSeconds && args->interval <= kMaxIntervalSeconds))
       return fail(Error{"--interval", "must be between 0.1 and 60 seconds"});

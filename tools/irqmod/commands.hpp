@@ -4,11 +4,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include "irqmod/error.hpp"
+
 namespace irqmod::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitRunFailed = 1;  // a simulation broke an invariant, a system call failed
+
+// For commands that talk to the system (lab, napi, top): an Error keyed by a flag ("--queues")
+// is the user's input, exit 2; any other is the system's (no root, a refused call), exit 1.
+inline int exit_status_for(const Error& e) {
+  return e.key.rfind("--", 0) == 0 ? kExitBadInput : kExitRunFailed;
+}
 
 void add_dim_replay_command(CLI::App& app, int& status);
 void add_itr_command(CLI::App& app, int& status);
