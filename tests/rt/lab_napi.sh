@@ -62,6 +62,11 @@ case $case in
       --defer-hard-irqs 1
     check_bad "--id: no NAPI with id 4294967295" napi set --netns "$lab-empty" --id 4294967295 \
       --defer-hard-irqs 1
+    # A negative timeout must not reach the kernel as 2^64 - 5 (CLI11 2.1 parses it so).
+    check_bad "--gro-flush-timeout: Value -5 not in range" napi set --netns "$lab-empty" --id 1 \
+      --gro-flush-timeout -5
+    check_bad "--irq-suspend-timeout: Value -5 not in range" napi set --netns "$lab-empty" --id 1 \
+      --irq-suspend-timeout -5
     ip netns del "$lab-empty"
     check_bad "--interval: must be between 0.1 and 60 seconds" top --once --interval 0
     check_bad "--count: must be at least 1" top --count 0

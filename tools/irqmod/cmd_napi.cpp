@@ -20,6 +20,9 @@ namespace netdev = rt::netdev;
 
 // The kernel's own bound on defer-hard-irqs (netdev.yaml: max s32-max).
 constexpr std::uint32_t kMaxDeferHardIrqs = std::numeric_limits<std::int32_t>::max();
+// The timeouts' bound: the kernel arms its hrtimers with them as ktime_t (signed 64-bit ns), so
+// more would run negative. The check also stops CLI11 2.1 from taking "-5" as 2^64 - 5.
+constexpr std::uint64_t kMaxTimeoutNs = std::numeric_limits<std::int64_t>::max();
 
 std::string device_name(std::uint32_t ifindex) {
   char name[IF_NAMESIZE] = {};
@@ -119,9 +122,11 @@ void add_napi_command(CLI::App& app, int& status) {
                   "Empty polls before the IRQ is re-enabled (0 to 2147483647)")
       ->check(CLI::Range(std::uint32_t{0}, kMaxDeferHardIrqs));
   set->add_option("--gro-flush-timeout", args->settings.gro_flush_timeout_ns,
-                  "Watchdog that polls again and holds GRO, in ns (0: off)");
+                  "Watchdog that polls again and holds GRO, in ns (0: off)")
+      ->check(CLI::Range(std::uint64_t{0}, kMaxTimeoutNs));
   set->add_option("--irq-suspend-timeout", args->settings.irq_suspend_timeout_ns,
-                  "IRQ suspension while an application busy-polls, in ns (0: off)");
+                  "IRQ suspension while an application busy-polls, in ns (0: off)")
+      ->check(CLI::Range(std::uint64_t{0}, kMaxTimeoutNs));
   set->add_option("--threaded", args->threaded, "Poll in a kernel thread: on or off")
       ->check(CLI::IsMember({"on", "off"}));
   set->callback([args, report, &status] {
