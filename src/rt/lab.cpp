@@ -111,8 +111,8 @@ std::optional<Error> step(const std::vector<std::string>& argv) {
 std::optional<Error> require_root() {
   if (::geteuid() == 0) return std::nullopt;
   return Error{"",
-               "needs root: creating network namespaces and veth devices takes "
-               "CAP_SYS_ADMIN and CAP_NET_ADMIN (run it with sudo)"};
+               "needs root: the lab's network namespaces and veth devices are made and "
+               "entered with CAP_SYS_ADMIN and CAP_NET_ADMIN (run it with sudo)"};
 }
 
 // The number after `key` in iproute2's detailed output ("numrxqueues 2").
@@ -381,6 +381,9 @@ Expected<Status> status(const std::string& name) {
   Config config;
   config.name = name;
   if (auto e = validate(config)) return *e;
+  // Looking inside the namespaces takes setns (CAP_SYS_ADMIN); without it every device would
+  // seem absent and a lab that is up would read "not up".
+  if (auto e = require_root()) return *e;
   Status s;
   s.name = name;
   s.server_netns = netns_exists(server_netns(name));

@@ -5,7 +5,7 @@
 # inside them only) and removes it on any exit. Nothing here is skipped: a machine without root,
 # veth or the netdev netlink family fails with irqmod's own message saying which.
 #   bad-input       every bad flag exits 2 naming the flag, and changes nothing
-#   needs-root      `lab up` and `napi set` as an unprivileged user exit 1 saying they need root
+#   needs-root      `lab up`, `lab status` and `napi set` as nobody exit 1 saying they need root
 #   up-down-twice   up, up again (idempotent), a NAPI id != 0, down removes all; twice
 #   napi-set-list   napi set changes each setting, napi list then shows it
 #   missing-tool    lab up with no ethtool on PATH exits 1 naming the package, and leaves nothing
@@ -81,6 +81,14 @@ case $case in
     [[ $status -eq 1 ]] || fail "lab up as nobody exited $status, expected 1"
     grep -q "needs root" "$work/nobody" || fail "no 'needs root' in: $(cat "$work/nobody")"
     ! lab_netns_left || fail "an unprivileged lab up left a namespace behind"
+    # status as nobody, on a lab that is up: it cannot look inside, so it must not say "not up".
+    run 0 up lab up --name "$lab"
+    setpriv --reuid 65534 --regid 65534 --clear-groups "$irqmod" lab status --name "$lab" \
+      >"$work/nobody-status" 2>&1
+    status=$?
+    [[ $status -eq 1 ]] || fail "lab status as nobody exited $status, expected 1"
+    grep -q "needs root" "$work/nobody-status" ||
+      fail "no 'needs root' in: $(cat "$work/nobody-status")"
     # napi-set as nobody, inside an empty namespace of the test's own (ip netns exec enters it as
     # root, then setpriv drops to nobody): the kernel's EPERM must read as "needs root".
     ip netns add "$lab-empty" || fail "cannot create a namespace"

@@ -73,7 +73,7 @@ struct Status {
 Expected<Status> up(const Config& config);
 // Removes both namespaces (and with them the veth pair). Nothing to remove is not an error.
 std::optional<Error> down(const std::string& name);
-// What is there, with the NAPI check run again when the lab is up.
+// Needs root. What is there, with the NAPI check run again when the lab is up.
 Expected<Status> status(const std::string& name);
 
 // `status` as one JSON object (one line).
