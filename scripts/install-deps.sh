@@ -11,7 +11,8 @@ packages=(
   libtomlplusplus-dev libpcap-dev            # sim: scenario files, pcap trace replay
   nlohmann-json3-dev                         # sim tests: parse the JSON the simulator writes
   sockperf                                   # the client irqmod serve answers (tests, bench/)
-  iproute2                                   # bench/: the veth pair in a network namespace
+  iproute2 ethtool                           # bench/, irqmod lab: veth pairs in network namespaces
+  libmnl-dev                                 # irqmod napi, irqmod lab: the netdev netlink family
 )
 
 missing=()

@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   irqmod::cli::add_sim_command(app, status);
   irqmod::cli::add_run_command(app, status);
   irqmod::cli::add_serve_command(app, status);
+  irqmod::cli::add_lab_command(app, status);
+  irqmod::cli::add_napi_command(app, status);
+  irqmod::cli::add_top_command(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
