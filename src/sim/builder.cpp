@@ -70,11 +70,13 @@ std::optional<Error> unsupported(const Scenario& s) {
                    "default, or nic.tx-interrupts = true"};
     }
   }
-  const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero();
+  const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero() ||
+                    (s.napi.prefer_busy_poll && s.napi.epoll_prefer_busy_loop);
   if (busy && s.cpu.busy_poll_iteration.mean() <= Duration::zero()) {
     return Error{"cpu.busy-poll-iteration",
-                 "busy polling (napi.busy_read / napi.busy_poll) needs the cost of one poll of "
-                 "the queue; allowed: a duration above 0 ns"};
+                 "busy polling (napi.busy_read / napi.busy_poll, or napi.prefer_busy_poll with "
+                 "napi.epoll-prefer-busy-loop) needs the cost of one poll of the queue; allowed: "
+                 "a duration above 0 ns"};
   }
   return std::nullopt;
 }
@@ -358,6 +360,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     busy.usecs = static_cast<std::uint32_t>(
         (wait == Application::Wait::epoll ? s.napi.busy_poll : s.napi.busy_read).count() / 1000);
     busy.prefer = s.napi.prefer_busy_poll;
+    busy.prefer_starts_loop = wait == Application::Wait::epoll && s.napi.epoll_prefer_busy_loop;
     busy.budget = static_cast<int>(s.napi.busy_poll_budget);
     busy.iteration = cpu.busy_poll_iteration;
     host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], queues,

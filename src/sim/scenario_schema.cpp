@@ -283,6 +283,9 @@ const KeySpec kSchema[] = {
    "net.core.busy_poll default 0 us: off", bind<&S::napi, &NapiSection::busy_poll>()},
   {"napi.prefer_busy_poll", V::boolean, 0, 1, "", "false", "",
    "SO_PREFER_BUSY_POLL is off on a new socket", bind<&S::napi, &NapiSection::prefer_busy_poll>()},
+  {"napi.epoll-prefer-busy-loop", V::boolean, 0, 1, "", "false", "",
+   "before Linux 6.13 epoll_wait busy-polls only with a busy_poll time; true: ab5b28b007a7 \"eventpoll: Trigger napi_busy_loop, if prefer_busy_poll is set\" (6.13), prefer_busy_poll alone busy-polls, one iteration when the time is 0",
+   bind<&S::napi, &NapiSection::epoll_prefer_busy_loop>()},
   {"napi.busy_poll_budget", V::integer, 1, 65'535, "frames", "8", "",
    "BUSY_POLL_BUDGET = 8 (include/net/busy_poll.h); SO_BUSY_POLL_BUDGET is a u16", bind<&S::napi, &NapiSection::busy_poll_budget>()},
 

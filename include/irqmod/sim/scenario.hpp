@@ -230,6 +230,7 @@ struct NapiSection {
   Duration busy_read{};              // napi.busy_read
   Duration busy_poll{};              // napi.busy_poll
   bool prefer_busy_poll{};           // napi.prefer_busy_poll
+  bool epoll_prefer_busy_loop{};     // napi.epoll-prefer-busy-loop: Linux 6.13's ep_busy_loop_on
   std::uint32_t busy_poll_budget{};  // napi.busy_poll_budget
   friend bool operator==(const NapiSection&, const NapiSection&) = default;
 };

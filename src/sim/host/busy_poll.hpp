@@ -20,9 +20,11 @@
 namespace irqmod::sim {
 
 struct BusyPollSettings {
-  std::uint32_t usecs = 0;   // busy_read or busy_poll, us
-  bool prefer = false;       // SO_PREFER_BUSY_POLL
-  int budget = 8;            // SO_BUSY_POLL_BUDGET
+  std::uint32_t usecs = 0;  // busy_read or busy_poll, us
+  bool prefer = false;      // SO_PREFER_BUSY_POLL
+  bool prefer_starts_loop =
+      false;       // epoll only: Linux 6.13's ep_busy_loop_on (napi.epoll-prefer-busy-loop)
+  int budget = 8;  // SO_BUSY_POLL_BUDGET
   Distribution iteration{};  // cpu.busy-poll-iteration: one turn of the loop
 };
 
