@@ -447,7 +447,10 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       }
     } else {
       if (t.kind == TrafficKind::request_response) {
-        peer = host.request_senders.emplace_back(world, host.port->link()).endpoint();
+        peer = host.request_senders
+                   .emplace_back(world, host.port->link(), t.latency == LatencyReport::round_trip,
+                                 t.client_delay)
+                   .endpoint();
       } else if (t.forward) {
         peer = host.forward_receivers.emplace_back(world).endpoint();
       }

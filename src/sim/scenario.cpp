@@ -489,6 +489,16 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
         t.rate == 0) {
       return fail({prefix + "rate", kind + " needs an average rate; allowed: 1 frame/s or more"});
     }
+    if (t.kind != TrafficKind::request_response && t.latency != LatencyReport::half_round_trip) {
+      return fail({prefix + "latency", kind + " reports its own latency; allowed: \"half-rtt\" "
+                                              "(the default), or traffic.kind = "
+                                              "\"request-response\""});
+    }
+    if (t.latency != LatencyReport::round_trip && t.client_delay != Duration::zero()) {
+      return fail({prefix + "client-delay",
+                   "only a round-trip report adds it; allowed: 0 (the "
+                   "default), or traffic.latency = \"rtt\""});
+    }
     if (t.protocol == Protocol::tcp && t.kind != TrafficKind::ping_pong) {
       return fail({prefix + "protocol", kind + " has its own transport; allowed: \"udp\" (the "
                                                "default), or traffic.kind = \"ping-pong\""});

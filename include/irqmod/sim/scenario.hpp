@@ -58,6 +58,12 @@ enum class Protocol : std::uint8_t {
         // by the client's TCP (its tail loss probe), as in seed 000
 };
 
+// traffic.latency: what a request-response client reports per request.
+enum class LatencyReport : std::uint8_t {
+  half_round_trip,  // sockperf's under-load report: the round trip / 2
+  round_trip,       // a memcached client's (mutilate): the round trip + traffic.client-delay
+};
+
 // traffic.steering: how the NIC picks a flow's Rx queue.
 enum class Steering : std::uint8_t {
   rss,    // Toeplitz hash of the 4-tuple through the indirection table (the default of every NIC)
@@ -169,6 +175,8 @@ struct TrafficSection {
   Protocol protocol{};          // traffic.protocol: a ping-pong over UDP or TCP
   std::uint32_t peer_hz{};      // traffic.peer-hz: the TCP client's kernel HZ (its timers' tick)
   Duration rto_min{};           // traffic.rto-min: the client's tcp_rto_min
+  LatencyReport latency{};      // traffic.latency: request-response's reported latency
+  Duration client_delay{};      // traffic.client-delay: the client's and network's fixed part
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
