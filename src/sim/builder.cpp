@@ -70,6 +70,16 @@ std::optional<Error> unsupported(const Scenario& s) {
                    "default, or nic.tx-interrupts = true"};
     }
   }
+  // IRQ suspension came with 6.13's rule (5dc51ec86df6 and ab5b28b007a7, one series): epoll that
+  // suspends but never busy-polls (prefer, busy_poll 0, the old rule) is no kernel's; it would
+  // leave the queue to the 20 ms safety timer after every event.
+  if (s.napi.irq_suspend_timeout > Duration::zero() && s.napi.prefer_busy_poll &&
+      s.napi.busy_poll == Duration::zero() && !s.napi.epoll_prefer_busy_loop) {
+    return Error{"napi.epoll-prefer-busy-loop",
+                 "napi.irq_suspend_timeout is Linux 6.13's, whose epoll busy-polls on "
+                 "prefer_busy_poll alone; allowed: true, or napi.busy_poll above 0, or "
+                 "napi.irq_suspend_timeout = 0"};
+  }
   const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero() ||
                     (s.napi.prefer_busy_poll && s.napi.epoll_prefer_busy_loop);
   if (busy && s.cpu.busy_poll_iteration.mean() <= Duration::zero()) {
