@@ -205,6 +205,7 @@ struct NicSection {
   std::uint32_t rx_usecs_irq{};     // nic.rx-usecs-irq
   std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
   bool adaptive_rx{};               // nic.adaptive-rx
+  bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
   std::uint32_t tx_usecs{};         // nic.tx-usecs
   std::uint32_t tx_frames{};        // nic.tx-frames
   bool tx_interrupts{};             // nic.tx-interrupts: Tx completions cleaned by NAPI
