@@ -700,6 +700,12 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                  "only the busy-poll exit's forced software interrupt uses it; allowed: the "
                  "default, or nic.busy-poll-exit-swint = true"});
   }
+  if (nic.cqe_mode_rx && nic.moderation != Moderation::coalesce &&
+      nic.moderation != Moderation::dim) {
+    return fail({"nic.cqe-mode-rx",
+                 "only the rx-usecs timer of coalescing and DIM has a CQE mode; allowed: false, "
+                 "or nic.moderation = \"coalesce\" or \"dim\""});
+  }
   if (nic.clean_clears_cause && nic.moderation == Moderation::lli) {
     return fail({"nic.clean-clears-cause",
                  "low-latency interrupts are the 82599's, whose causes no clean withdraws "
