@@ -239,6 +239,7 @@ Coalescer::Coalescer(const Settings& settings, Direction direction)
     : irq_(settings.direction(direction).irq),
       irq_set_(irq_ != Thresholds{}),
       adaptive_(settings.direction(direction).adaptive),
+      cqe_mode_(settings.direction(direction).cqe_mode),
       direction_(direction),
       pkt_rate_low_(settings.pkt_rate_low),
       pkt_rate_high_(settings.pkt_rate_high) {

@@ -70,11 +70,23 @@ std::optional<Error> unsupported(const Scenario& s) {
                    "default, or nic.tx-interrupts = true"};
     }
   }
-  const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero();
+  // IRQ suspension came with 6.13's rule (5dc51ec86df6 and ab5b28b007a7, one series): epoll that
+  // suspends but never busy-polls (prefer, busy_poll 0, the old rule) is no kernel's; it would
+  // leave the queue to the 20 ms safety timer after every event.
+  if (s.napi.irq_suspend_timeout > Duration::zero() && s.napi.prefer_busy_poll &&
+      s.napi.busy_poll == Duration::zero() && !s.napi.epoll_prefer_busy_loop) {
+    return Error{"napi.epoll-prefer-busy-loop",
+                 "napi.irq_suspend_timeout is Linux 6.13's, whose epoll busy-polls on "
+                 "prefer_busy_poll alone; allowed: true, or napi.busy_poll above 0, or "
+                 "napi.irq_suspend_timeout = 0"};
+  }
+  const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero() ||
+                    (s.napi.prefer_busy_poll && s.napi.epoll_prefer_busy_loop);
   if (busy && s.cpu.busy_poll_iteration.mean() <= Duration::zero()) {
     return Error{"cpu.busy-poll-iteration",
-                 "busy polling (napi.busy_read / napi.busy_poll) needs the cost of one poll of "
-                 "the queue; allowed: a duration above 0 ns"};
+                 "busy polling (napi.busy_read / napi.busy_poll, or napi.prefer_busy_poll with "
+                 "napi.epoll-prefer-busy-loop) needs the cost of one poll of the queue; allowed: "
+                 "a duration above 0 ns"};
   }
   return std::nullopt;
 }
@@ -358,6 +370,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     busy.usecs = static_cast<std::uint32_t>(
         (wait == Application::Wait::epoll ? s.napi.busy_poll : s.napi.busy_read).count() / 1000);
     busy.prefer = s.napi.prefer_busy_poll;
+    busy.prefer_starts_loop = wait == Application::Wait::epoll && s.napi.epoll_prefer_busy_loop;
     busy.budget = static_cast<int>(s.napi.busy_poll_budget);
     busy.iteration = cpu.busy_poll_iteration;
     host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], queues,
@@ -444,7 +457,10 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       }
     } else {
       if (t.kind == TrafficKind::request_response) {
-        peer = host.request_senders.emplace_back(world, host.port->link()).endpoint();
+        peer = host.request_senders
+                   .emplace_back(world, host.port->link(), t.latency == LatencyReport::round_trip,
+                                 t.client_delay)
+                   .endpoint();
       } else if (t.forward) {
         peer = host.forward_receivers.emplace_back(world).endpoint();
       }

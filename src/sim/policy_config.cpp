@@ -38,6 +38,7 @@ coalesce::Settings coalesce_settings(const NicSection& nic) {
   s.rx.low = {nic.rx_usecs_low, 0};
   s.rx.high = {nic.rx_usecs_high, 0};
   s.rx.adaptive = nic.adaptive_rx;
+  s.rx.cqe_mode = nic.cqe_mode_rx;
   s.tx.normal = {nic.tx_usecs, nic.tx_frames};
   s.pkt_rate_low = nic.pkt_rate_low;
   s.pkt_rate_high = nic.pkt_rate_high;

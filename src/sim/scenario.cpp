@@ -489,6 +489,16 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
         t.rate == 0) {
       return fail({prefix + "rate", kind + " needs an average rate; allowed: 1 frame/s or more"});
     }
+    if (t.kind != TrafficKind::request_response && t.latency != LatencyReport::half_round_trip) {
+      return fail({prefix + "latency", kind + " reports its own latency; allowed: \"half-rtt\" "
+                                              "(the default), or traffic.kind = "
+                                              "\"request-response\""});
+    }
+    if (t.latency != LatencyReport::round_trip && t.client_delay != Duration::zero()) {
+      return fail({prefix + "client-delay",
+                   "only a round-trip report adds it; allowed: 0 (the "
+                   "default), or traffic.latency = \"rtt\""});
+    }
     if (t.protocol == Protocol::tcp && t.kind != TrafficKind::ping_pong) {
       return fail({prefix + "protocol", kind + " has its own transport; allowed: \"udp\" (the "
                                                "default), or traffic.kind = \"ping-pong\""});
@@ -695,6 +705,12 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
     return fail({"nic.swint-itr",
                  "only the busy-poll exit's forced software interrupt uses it; allowed: the "
                  "default, or nic.busy-poll-exit-swint = true"});
+  }
+  if (nic.cqe_mode_rx && nic.moderation != Moderation::coalesce &&
+      nic.moderation != Moderation::dim) {
+    return fail({"nic.cqe-mode-rx",
+                 "only the rx-usecs timer of coalescing and DIM has a CQE mode; allowed: false, "
+                 "or nic.moderation = \"coalesce\" or \"dim\""});
   }
   if (nic.clean_clears_cause && nic.moderation == Moderation::lli) {
     return fail({"nic.clean-clears-cause",

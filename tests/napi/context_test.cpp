@@ -354,8 +354,42 @@ TEST(napi_busy_loop, counts_busy_poll_time_in_1024_ns_units) {
   const Instant start = at_ns(0);
   EXPECT_FALSE(busy_loop_timed_out(start, at_ns(50 * 1024), 50));  // 50 units: not past
   EXPECT_FALSE(busy_loop_timed_out(start, at_ns(51 * 1024 - 1), 50));
-  EXPECT_TRUE(busy_loop_timed_out(start, at_ns(51 * 1024), 50));      // 51.2 us for busy_read=50
-  EXPECT_FALSE(busy_loop_timed_out(start, at_ns(1'000'000'000), 0));  // 0: no timeout
+  EXPECT_TRUE(busy_loop_timed_out(start, at_ns(51 * 1024), 50));  // 51.2 us for busy_read=50
+  // 0 (busy_poll 0, only epoll with 6.13's prefer_busy_poll gets here): over after one iteration.
+  EXPECT_TRUE(busy_loop_timed_out(start, start, 0));
+  EXPECT_TRUE(busy_loop_timed_out(start, at_ns(1'000'000'000), 0));
+}
+
+TEST(napi_busy_loop, epoll_busy_polls_on_prefer_alone_only_with_the_6_13_rule) {
+  EXPECT_FALSE(epoll_busy_loop_on(0, false, true));
+  EXPECT_FALSE(epoll_busy_loop_on(0, true, false));  // before 6.13: prefer alone does nothing
+  EXPECT_TRUE(epoll_busy_loop_on(0, true, true));    // ab5b28b007a7 (6.13)
+  EXPECT_TRUE(epoll_busy_loop_on(64, false, false));
+  EXPECT_TRUE(epoll_busy_loop_on(64, true, false));
+}
+
+// epoll_wait with prefer_busy_poll, busy_poll_usecs 0 and IRQ suspension (the suspend20 case of
+// docs/research/irq-suspend-modes.md 2.4): one busy-poll iteration, busy_poll_stop's final poll,
+// and with nothing found napi_resume_irqs, which schedules the context.
+TEST(napi_busy_loop, the_6_13_epoll_loop_is_one_iteration_then_the_final_poll_then_resume) {
+  Context napi(Config{.defer_hard_irqs = 100,
+                      .gro_flush_timeout = microseconds(20),
+                      .irq_suspend_timeout = milliseconds(20)});
+  const Instant start = at_ns(1'000'000);
+  ASSERT_TRUE(epoll_busy_loop_on(0, true, true));
+  ASSERT_TRUE(napi.busy_poll_acquire(true));
+  EXPECT_EQ(napi.busy_poll_begin(64), 64);
+  EXPECT_EQ(napi.busy_poll_end(start, 0).completion, Completion::keep_masked);
+  // The end test after the first iteration: no data, but the time (0 units) is up.
+  EXPECT_TRUE(busy_loop_end(LoopEnd{}, LoopState{}, start, start, 0));
+  EXPECT_EQ(napi.busy_poll_stop(start, true), start + microseconds(20));
+  EXPECT_EQ(napi.final_poll_begin(), 64);
+  EXPECT_EQ(napi.final_poll_end(start, 0).completion, Completion::keep_masked);  // deferral
+  EXPECT_EQ(napi.owner(), Owner::none);
+  EXPECT_EQ(napi.resume_irqs(), Schedule::raised);
+  EXPECT_EQ(napi.owner(), Owner::softirq);
+  EXPECT_EQ(napi.counters().busy_polls, 1U);
+  EXPECT_EQ(napi.counters().final_polls, 1U);
 }
 
 TEST(napi_busy_loop, ends_on_data_or_the_seed_002_conditions_only_when_asked) {

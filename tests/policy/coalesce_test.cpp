@@ -63,6 +63,23 @@ TEST(coalesce, later_completions_do_not_restart_the_timer) {
   EXPECT_TRUE(c.due(clock.now()));
 }
 
+TEST(coalesce, in_cqe_mode_every_completion_restarts_the_timer) {
+  Settings s;
+  s.rx.normal = {64, 0};
+  s.rx.cqe_mode = true;  // mlx5's start-from-CQE
+  Coalescer c(s, Direction::rx);
+  c.on_completion(at_ns(0));
+  c.on_completion(at_ns(40'000));
+  EXPECT_EQ(c.deadline(), at_ns(104'000));  // 64 us after the last, not the first
+  EXPECT_FALSE(c.due(at_ns(64'000)));
+  EXPECT_TRUE(c.due(at_ns(104'000)));
+  s.rx.cqe_mode = false;
+  Coalescer eqe(s, Direction::rx);
+  eqe.on_completion(at_ns(0));
+  eqe.on_completion(at_ns(40'000));
+  EXPECT_TRUE(eqe.due(at_ns(64'000)));
+}
+
 TEST(coalesce, a_reprogrammed_normal_pair_applies_to_pending_completions) {
   Coalescer c = rx_coalescer({50, 0});
   c.on_completion(at_ns(0));

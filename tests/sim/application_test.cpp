@@ -156,6 +156,38 @@ TEST(application, epoll_without_prefer_busy_poll_neither_suspends_nor_resumes) {
   EXPECT_EQ(f.napi().counters().schedules, 1U);
 }
 
+// napi.epoll-prefer-busy-loop: Linux 6.13's ep_busy_loop_on. With busy_poll 0, prefer_busy_poll
+// and IRQ suspension, epoll_wait after the message does one busy-poll iteration (one busy-poll
+// segment), busy_poll_stop's final poll, and napi_resume_irqs; before 6.13 it just sleeps.
+TEST(application, with_the_6_13_rule_prefer_alone_busy_polls_once_then_resumes) {
+  const std::vector<std::string> sets{"cpu.app-wait=epoll",
+                                      "napi.prefer_busy_poll=true",
+                                      "napi.napi_defer_hard_irqs=100",
+                                      "napi.gro_flush_timeout=20us",
+                                      "nic.moderation=none",
+                                      "nic.busy-poll-exit-swint=false"};
+  Fixture before(sets);  // before 6.13 there is no IRQ suspension either
+  std::vector<std::string> with_rule = sets;
+  with_rule.emplace_back("napi.epoll-prefer-busy-loop=true");
+  with_rule.emplace_back("napi.irq_suspend_timeout=1ms");
+  Fixture after(with_rule);
+  for (Fixture* f : {&before, &after}) {
+    f->host.port->inject(Packet{1000, 64, 0});
+    f->run_to(100'000);
+    EXPECT_EQ(f->world.report.delivered_packets, 1U);
+  }
+  EXPECT_EQ(before.napi().counters().busy_polls, 0U);
+  EXPECT_EQ(before.napi().counters().final_polls, 0U);
+  EXPECT_EQ(before.world.report.cpu.busy(0, ContextKind::busy_poll).count(), 0);
+  // One iteration (200 ns) and the final poll; not the 1000-unit spin a "no limit" 0 would give.
+  EXPECT_EQ(after.napi().counters().busy_polls, 1U);
+  EXPECT_EQ(after.napi().counters().final_polls, 1U);
+  EXPECT_LT(after.world.report.cpu.busy(0, ContextKind::busy_poll).count(), 5'000);
+  // Nothing found: napi_resume_irqs scheduled the context (the interrupt's schedule, then this).
+  EXPECT_EQ(after.napi().counters().schedules, 2U);
+  EXPECT_EQ(before.napi().counters().schedules, 1U);
+}
+
 TEST(application, the_adaptive_poller_ends_its_spin_when_data_arrives) {
   Fixture f({"cpu.app-wait=adaptive-poll"});
   f.run_to(1000);

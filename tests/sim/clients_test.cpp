@@ -266,5 +266,30 @@ TEST(clients, request_sender_records_half_the_time_from_the_requests_send_to_its
   EXPECT_EQ(world.report.latency.count(), 1U);
 }
 
+TEST(clients, request_sender_reports_the_round_trip_plus_the_client_delay_when_asked) {
+  World world;
+  const Link link(1'000'000'000);
+  RequestSender sender(world, link, true, microseconds(32));  // traffic.latency = "rtt"
+  const PeerEndpoint peer = sender.endpoint();
+  peer.reply(peer.self, Packet{1000 + kReception, 64, 0}, 3000);
+  EXPECT_EQ(world.report.latency.max(), 2000 + 32'000);
+}
+
+TEST(clients, the_round_trip_report_and_its_delay_are_request_response_keys) {
+  const std::string rr = "[traffic]\nkind = \"request-response\"\nrate = 1000\n";
+  EXPECT_TRUE(
+      load_scenario_text(
+          rr, "t.toml", std::vector<std::string>{"traffic.latency=rtt", "traffic.client-delay=5us"})
+          .ok());
+  const LoadResult no_rtt =
+      load_scenario_text(rr, "t.toml", std::vector<std::string>{"traffic.client-delay=5us"});
+  ASSERT_FALSE(no_rtt.ok());
+  EXPECT_NE(no_rtt.error().what().find("client-delay"), std::string::npos);
+  const LoadResult ping = load_scenario_text("[traffic]\nkind = \"ping-pong\"\n", "t.toml",
+                                             std::vector<std::string>{"traffic.latency=rtt"});
+  ASSERT_FALSE(ping.ok());
+  EXPECT_NE(ping.error().what().find("latency"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace irqmod::sim

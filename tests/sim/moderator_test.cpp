@@ -55,6 +55,37 @@ TEST(moderator, coalesce_arms_a_deadline_rx_usecs_after_the_first_frame) {
   EXPECT_EQ(at_deadline.deadline, std::nullopt);
 }
 
+TEST(moderator, cqe_mode_rx_restarts_the_deadline_at_every_frame) {
+  Scenario s = with_moderation(Moderation::coalesce, 50, 0);
+  s.nic.cqe_mode_rx = true;
+  Rx rx(s);
+  for (const std::int64_t t : {10, 20, 30, 59}) {
+    const Arm arm = rx.frame(at_us(t));
+    EXPECT_EQ(arm.deadline, std::optional<Instant>{at_us(t + 50)}) << t << " us";
+  }
+  // The first frame's deadline passes with nothing due; the last frame's is the one to arm.
+  const Arm early = rx.moderator.recheck(rx.vector, at_us(60));
+  EXPECT_EQ(early.vector_due, std::nullopt);
+  EXPECT_EQ(early.deadline, std::optional<Instant>{at_us(109)});
+  EXPECT_EQ(rx.moderator.recheck(rx.vector, at_us(109)).vector_due,
+            std::optional<Instant>{at_us(109)});
+}
+
+// mlx5e_handle_rx_dim: a CQ that restarts its timer per completion takes the CQE-based tables.
+TEST(moderator, dim_in_cqe_mode_starts_from_the_cqe_table_and_restarts_per_frame) {
+  Scenario s = with_moderation(Moderation::dim);
+  s.nic.cqe_mode_rx = true;
+  Rx rx(s);
+  const dim::ProfileTable& cqe =
+      dim::default_profiles(dim::Direction::rx, dim::CqPeriodMode::start_from_cqe);
+  ASSERT_NE(cqe[0].usec,
+            dim::default_profiles(dim::Direction::rx, dim::CqPeriodMode::start_from_eqe)[0].usec);
+  EXPECT_EQ(rx.moderator.coalescing_usecs(), std::optional<std::uint32_t>{cqe[0].usec});
+  for (const std::int64_t t : {10, 11}) {
+    EXPECT_EQ(rx.frame(at_us(t)).deadline, std::optional<Instant>{at_us(t + cqe[0].usec)});
+  }
+}
+
 TEST(moderator, coalesce_makes_the_cause_due_at_rx_frames) {
   Rx rx(with_moderation(Moderation::coalesce, 50, 4));
   for (const std::int64_t t : {10, 20, 30}) {

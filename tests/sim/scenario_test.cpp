@@ -395,6 +395,9 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
   EXPECT_EQ(error_of("[traffic]\nkind = \"ping-pong\"\nprotocol = \"tcp\"\npeer-hz = 500\n"),
             "test.toml:4: traffic.peer-hz: 500 is not a CONFIG_HZ choice; allowed: 100, 250, 300, "
             "1000");
+  EXPECT_EQ(error_of("[nic]\nmoderation = \"itr\"\ncqe-mode-rx = true\n"),
+            "test.toml:3: nic.cqe-mode-rx: only the rx-usecs timer of coalescing and DIM has a "
+            "CQE mode; allowed: false, or nic.moderation = \"coalesce\" or \"dim\"");
   EXPECT_NE(error_of("[nic]\nmoderation = \"lli\"\nclean-clears-cause = true\n")
                 .find("nic.clean-clears-cause"),
             std::string::npos);

@@ -261,6 +261,12 @@ cores = 4
       {"cpu.app-wait=epoll", "napi.busy_poll=30", "napi.prefer_busy_poll=true",
        "napi.napi_defer_hard_irqs=2", "napi.gro_flush_timeout=20000",
        "napi.irq_suspend_timeout=1000000"},
+      // Linux 6.13's epoll: prefer_busy_poll alone, one iteration, IRQ suspension (seed 000's
+      // suspend mode), with mutilate's round-trip report
+      {"cpu.app-wait=epoll", "napi.prefer_busy_poll=true", "napi.epoll-prefer-busy-loop=true",
+       "napi.busy_poll_budget=64", "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=20us",
+       "napi.irq_suspend_timeout=20ms", "traffic.kind=request-response", "traffic.flows=16",
+       "traffic.latency=rtt", "traffic.client-delay=32us"},
       {"cpu.app-core=1"},
       {"cpu.app-core=1", "traffic.rate=20000", "napi.busy_read=30"},
       {"traffic.kind=constant", "traffic.rate=0"},

@@ -239,12 +239,25 @@ class Context {
 
 // busy_loop_timeout (include/net/busy_poll.h): the kernel counts busy-poll time in units of
 // 1024 ns (busy_loop_current_time() is ktime_get_ns() >> 10), so busy_read=50 spins ~51.2 us.
-// True once `now` is past `start` + `usecs` such units; `usecs` 0 never times out.
+// True once `now` is past `start` + `usecs` such units. `usecs` 0 is timed out at once, as
+// busy_loop_timeout returns true when net.core.busy_poll is 0: the loop ends after its first
+// iteration. Only epoll reaches that (ep_busy_loop_on below); sk_busy_loop is entered only with
+// a nonzero busy_read / SO_BUSY_POLL.
 constexpr bool busy_loop_timed_out(Instant start, Instant now, std::uint32_t usecs) {
-  if (usecs == 0) return false;
+  if (usecs == 0) return true;
   const auto start_units = static_cast<std::uint64_t>(ns_since_epoch(start)) >> 10;
   const auto now_units = static_cast<std::uint64_t>(ns_since_epoch(now)) >> 10;
   return now_units > start_units + usecs;
+}
+
+// ep_busy_loop_on (fs/eventpoll.c): does epoll_wait busy-poll before it sleeps? Before Linux 6.13
+// only when a time is set (the instance's busy_poll_usecs or net.core.busy_poll, `usecs`).
+// ab5b28b007a7 "eventpoll: Trigger napi_busy_loop, if prefer_busy_poll is set" (6.13) adds
+// prefer_busy_poll: with `usecs` 0 that is one iteration (busy_loop_timed_out), then
+// busy_poll_stop's final poll, then napi_resume_irqs and sleep if nothing came.
+// `prefer_starts_loop` selects the 6.13 rule.
+constexpr bool epoll_busy_loop_on(std::uint32_t usecs, bool prefer, bool prefer_starts_loop) {
+  return usecs != 0 || (prefer && prefer_starts_loop);
 }
 
 // What ends a busy loop besides its timeout. A socket's loop (sk_busy_loop_end) and epoll's

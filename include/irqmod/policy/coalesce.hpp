@@ -57,10 +57,14 @@ struct DirectionSettings {
   // adaptive-rx: let the packet rate select low / normal / high (the driver-specific adaptive
   // algorithms of real NICs are other policies, e.g. dim.hpp).
   bool adaptive = false;
+  // cqe-mode-rx / cqe-mode-tx (ETHTOOL_A_COALESCE_USE_CQE_MODE_*): the usecs timer restarts at
+  // every new completion (mlx5's MLX5_CQ_PERIOD_MODE_START_FROM_CQE) instead of running from the
+  // first un-signalled one. Off: the timer of every other driver.
+  bool cqe_mode = false;
 };
 
-// The part of struct ethtool_coalesce this policy uses. stats-block-usecs and the CQE / Tx
-// aggregation fields are out of scope.
+// The part of struct ethtool_coalesce this policy uses (with the netlink-only CQE mode).
+// stats-block-usecs and the Tx aggregation fields are out of scope.
 struct Settings {
   DirectionSettings rx{};  // rx-* and adaptive-rx
   DirectionSettings tx{};  // tx-* and adaptive-tx
@@ -132,9 +136,10 @@ class Coalescer {
   static Expected<Coalescer> create(const Settings& settings, Direction direction);
 
   // A completion was written back and is not yet signalled. The timer starts at the first
-  // completion after the last interrupt, also when that completion arrives during servicing.
+  // completion after the last interrupt, also when that completion arrives during servicing;
+  // in CQE mode it restarts at every completion.
   void on_completion(Instant now) {
-    if (pending_ == 0) first_pending_ = now;
+    if (pending_ == 0 || cqe_mode_) first_pending_ = now;
     ++pending_;
     ++completions_;
   }
@@ -149,7 +154,8 @@ class Coalescer {
            (t.usecs > 0 && now - first_pending_ >= microseconds(t.usecs));
   }
 
-  // When the usecs timer of the pair in effect expires: first un-signalled completion + usecs.
+  // When the usecs timer of the pair in effect expires: first un-signalled completion (CQE mode:
+  // the last) + usecs.
   // Empty with nothing pending or usecs = 0. The frames criterion is reported by due() only.
   std::optional<Instant> deadline() const {
     const Thresholds& t = thresholds();
@@ -227,6 +233,7 @@ class Coalescer {
   Thresholds irq_{};
   bool irq_set_ = false;
   bool adaptive_ = false;
+  bool cqe_mode_ = false;  // the timer restarts at every completion
   Direction direction_ = Direction::rx;
   Band band_ = Band::normal;
   bool servicing_ = false;

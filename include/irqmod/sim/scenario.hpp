@@ -58,6 +58,12 @@ enum class Protocol : std::uint8_t {
         // by the client's TCP (its tail loss probe), as in seed 000
 };
 
+// traffic.latency: what a request-response client reports per request.
+enum class LatencyReport : std::uint8_t {
+  half_round_trip,  // sockperf's under-load report: the round trip / 2
+  round_trip,       // a memcached client's (mutilate): the round trip + traffic.client-delay
+};
+
 // traffic.steering: how the NIC picks a flow's Rx queue.
 enum class Steering : std::uint8_t {
   rss,    // Toeplitz hash of the 4-tuple through the indirection table (the default of every NIC)
@@ -170,6 +176,8 @@ struct TrafficSection {
   std::uint32_t peer_hz{};      // traffic.peer-hz: the TCP client's kernel HZ (its timers' tick)
   Duration rto_min{};           // traffic.rto-min: the client's tcp_rto_min
   Distribution peer_turnaround{};  // traffic.peer-turnaround: the client's time, inside the RTT
+  LatencyReport latency{};         // traffic.latency: request-response's reported latency
+  Duration client_delay{};         // traffic.client-delay: the client's and network's fixed part
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
@@ -198,6 +206,7 @@ struct NicSection {
   std::uint32_t rx_usecs_irq{};     // nic.rx-usecs-irq
   std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
   bool adaptive_rx{};               // nic.adaptive-rx
+  bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
   std::uint32_t tx_usecs{};         // nic.tx-usecs
   std::uint32_t tx_frames{};        // nic.tx-frames
   bool tx_interrupts{};             // nic.tx-interrupts: Tx completions cleaned by NAPI
@@ -231,6 +240,7 @@ struct NapiSection {
   Duration busy_read{};              // napi.busy_read
   Duration busy_poll{};              // napi.busy_poll
   bool prefer_busy_poll{};           // napi.prefer_busy_poll
+  bool epoll_prefer_busy_loop{};     // napi.epoll-prefer-busy-loop: Linux 6.13's ep_busy_loop_on
   std::uint32_t busy_poll_budget{};  // napi.busy_poll_budget
   friend bool operator==(const NapiSection&, const NapiSection&) = default;
 };

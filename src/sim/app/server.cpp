@@ -127,7 +127,8 @@ std::optional<Segment> Application::receive(Core& core) {
   }
   if (poller_) return adaptive_idle(core);
   const std::uint32_t napi_id = socket_.napi_id();
-  if (busy_.settings().usecs > 0 && napi_id != 0) {
+  const BusyPollSettings& busy = busy_.settings();
+  if (napi::epoll_busy_loop_on(busy.usecs, busy.prefer, busy.prefer_starts_loop) && napi_id != 0) {
     phase_ = Phase::busy_poll;
     return busy_.begin(*napis_[napi_id - 1], core);
   }

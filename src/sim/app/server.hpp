@@ -4,7 +4,9 @@
 //   recv           blocks in recv and is woken by the socket; busy-polls the socket's NAPI context
 //                  first with net.core.busy_read (sk_busy_loop)
 //   epoll          the same in epoll_wait with net.core.busy_poll, and prefer_busy_poll's IRQ
-//                  suspension (napi_suspend_irqs / napi_resume_irqs)
+//                  suspension (napi_suspend_irqs / napi_resume_irqs); with Linux 6.13's rule
+//                  (napi.epoll-prefer-busy-loop) prefer_busy_poll alone busy-polls, one
+//                  iteration when busy_poll is 0
 //   adaptive-poll  the library's adaptive_poll::AdaptivePoller, as irqmod serve --mode adaptive
 //                  runs it: spin on the socket in user space (non-blocking recv, charged as thread
 //                  time), sleep on a timer until a predicted arrival, or block after re-checking;

@@ -158,7 +158,9 @@ PeerEndpoint RequestSender::endpoint() {
     auto* sender = static_cast<RequestSender*>(self);
     const std::int64_t sent_ns =
         request.arrival_ns - sender->link_.reception_ps(request.frame_bytes) / 1000;
-    sender->world_.report.latency.record((arrival_ns - sent_ns) / 2);
+    const std::int64_t rtt_ns = arrival_ns - sent_ns;
+    sender->world_.report.latency.record(sender->round_trip_ ? rtt_ns + sender->client_delay_ns_
+                                                             : rtt_ns / 2);
   };
   e.lost = [](void* self) { ++static_cast<RequestSender*>(self)->world_.report.sockperf.dropped; };
   e.self = this;

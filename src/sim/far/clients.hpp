@@ -128,12 +128,21 @@ class ForwardReceiver {
 
 class RequestSender {
  public:
-  RequestSender(World& world, const Link& link) : world_(world), link_(link) {}
+  // `round_trip`: report the round trip + `client_delay` (traffic.latency = "rtt"), else the
+  // round trip / 2.
+  RequestSender(World& world, const Link& link, bool round_trip = false,
+                Duration client_delay = Duration::zero())
+      : world_(world),
+        link_(link),
+        round_trip_(round_trip),
+        client_delay_ns_(client_delay.count()) {}
   PeerEndpoint endpoint();
 
  private:
   World& world_;
   const Link& link_;  // the requests' wire, to find when each left the sender
+  bool round_trip_;
+  std::int64_t client_delay_ns_;
 };
 
 }  // namespace irqmod::sim

@@ -20,8 +20,11 @@
 namespace irqmod::sim {
 
 struct BusyPollSettings {
-  std::uint32_t usecs = 0;   // busy_read or busy_poll, us
-  bool prefer = false;       // SO_PREFER_BUSY_POLL
+  std::uint32_t usecs = 0;  // busy_read or busy_poll, us
+  bool prefer = false;      // SO_PREFER_BUSY_POLL
+  // Linux 6.13's ep_busy_loop_on (napi.epoll-prefer-busy-loop): prefer alone starts the loop.
+  // Epoll only; false for recv, whose sk_busy_loop needs busy_read.
+  bool prefer_starts_loop = false;
   int budget = 8;            // SO_BUSY_POLL_BUDGET
   Distribution iteration{};  // cpu.busy-poll-iteration: one turn of the loop
 };

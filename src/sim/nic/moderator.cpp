@@ -13,9 +13,13 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
       return Coalescing{coalesce::Coalescer(coalesce_settings(s.nic), coalesce::Direction::rx),
                         std::nullopt, std::nullopt};
     case Moderation::dim: {
-      dim::NetDim dim(dim::default_profiles(dim::Direction::rx, dim::CqPeriodMode::start_from_eqe));
+      // mlx5e_handle_rx_dim: the CQE-based tables when the CQ restarts its timer per completion.
+      const dim::CqPeriodMode mode =
+          s.nic.cqe_mode_rx ? dim::CqPeriodMode::start_from_cqe : dim::CqPeriodMode::start_from_eqe;
+      dim::NetDim dim(dim::default_profiles(dim::Direction::rx, mode), mode);
       coalesce::Settings settings;
       settings.rx.normal = {dim.profile().usec, dim.profile().pkts};
+      settings.rx.cqe_mode = s.nic.cqe_mode_rx;
       return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::rx), dim, std::nullopt};
     }
     case Moderation::lli:
