@@ -76,12 +76,6 @@ std::optional<Segment> Application::next(Core& core) {
         phase_ = Phase::send_blocked;  // sendto sleeps in sock_alloc_send_skb
         return std::nullopt;
       }
-      const std::uint32_t napi_id = socket_.napi_id();
-      if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
-        // ep_try_send_events returned events: napi_suspend_irqs.
-        QueueVector& napi = *napis_[napi_id - 1];
-        if (auto t = napi.napi().suspend_irqs(world_.now())) napi.arm_napi_timer(*t, core);
-      }
       return receive(core);
     }
     case Phase::busy_poll:
@@ -104,6 +98,14 @@ std::optional<Segment> Application::receive(Core& core) {
     entry_.reset();
   }
   if (!socket_.empty()) {
+    const std::uint32_t napi_id = socket_.napi_id();
+    if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
+      // epoll_wait returns events (ep_send_events > 0): ep_suspend_napi_irqs, before the
+      // application works on them, so the deferral timer is pushed out to irq_suspend_timeout
+      // for the whole batch (a gro_flush_timeout expiring mid-batch would poll in softirq).
+      QueueVector& napi = *napis_[napi_id - 1];
+      if (auto t = napi.napi().suspend_irqs(world_.now())) napi.arm_napi_timer(*t, core);
+    }
     idle_ = false;
     consuming_ = static_cast<std::uint32_t>(socket_.size());
     phase_ = Phase::consuming;
