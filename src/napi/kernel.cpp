@@ -137,4 +137,8 @@ std::string_view value_on(const KernelBehaviour& behaviour, KernelVersion versio
   return has_commit(behaviour, version) ? behaviour.after : behaviour.before;
 }
 
+bool differs(const KernelBehaviour& behaviour, KernelVersion a, KernelVersion b) {
+  return has_commit(behaviour, a) != has_commit(behaviour, b);
+}
+
 }  // namespace irqmod::napi

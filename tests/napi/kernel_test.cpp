@@ -108,6 +108,14 @@ TEST(kernel, features_exist_from_their_release) {
   EXPECT_TRUE(has_commit(row("napi.gro_flush_timeout", ""), version("3.19")));
 }
 
+TEST(kernel, a_behaviour_differs_between_releases_on_either_side_of_its_commit) {
+  const KernelBehaviour& epoll = row("napi.epoll-prefer-busy-loop", "");
+  EXPECT_TRUE(differs(epoll, version("6.1"), version("6.18.34")));
+  EXPECT_TRUE(differs(epoll, version("6.18.34"), version("6.1")));
+  EXPECT_FALSE(differs(epoll, version("6.13"), version("7.1")));
+  EXPECT_FALSE(differs(epoll, version("5.10"), version("6.12")));
+}
+
 TEST(kernel, the_model_takes_the_core_rows_and_i40es_not_ices) {
   EXPECT_TRUE(applies_to_model(row("napi.epoll-prefer-busy-loop", "")));
   EXPECT_TRUE(applies_to_model(row("nic.busy-poll-exit-swint", "i40e")));

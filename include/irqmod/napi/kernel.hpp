@@ -67,5 +67,7 @@ bool applies_to_model(const KernelBehaviour& behaviour);
 bool has_commit(const KernelBehaviour& behaviour, KernelVersion version);
 // A switch's value on `version`.
 std::string_view value_on(const KernelBehaviour& behaviour, KernelVersion version);
+// Whether the behaviour differs between `a` and `b`: one has the commit and the other not.
+bool differs(const KernelBehaviour& behaviour, KernelVersion a, KernelVersion b);
 
 }  // namespace irqmod::napi
