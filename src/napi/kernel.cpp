@@ -39,7 +39,9 @@ constexpr KernelBehaviour kBehaviours[] = {
     {K::feature, "napi.prefer_busy_poll", "", "SO_PREFER_BUSY_POLL", "", "", "7fd3253a7de6",
      "net: Introduce preferred busy-polling", v(5, 11),
      "was in 5.10.54-rc1 and dropped from 5.10.54"},
-    // row 5b: 8 was the budget before; only another value needs the option.
+    // row 5b (and 12a): 8 was the budget before, BUSY_POLL_BUDGET in net/core/dev.c; only another
+    // value needs the option. Since when core busy polling used 8 the research does not pin
+    // (UNKNOWN, the 4.5 era): "8 before it" is not confirmed for 3.19-4.4.
     {K::feature, "napi.busy_poll_budget", "", "SO_BUSY_POLL_BUDGET (8 before it)", "", "",
      "7c951cafc0cb", "net: Add SO_BUSY_POLL_BUDGET socket option", v(5, 11), ""},
     // row 4b: ice's first fix, a software interrupt on busy-poll exit, on ITR index 3 (no
@@ -65,8 +67,9 @@ constexpr KernelBehaviour kBehaviours[] = {
      "ab5b28b007a7", "eventpoll: Trigger napi_busy_loop, if prefer_busy_poll is set", v(6, 13), ""},
 };
 
+// Decimal digits without a leading zero ("0" itself is fine: 5.0): "6.010" is not 6.10.
 bool parse_number(std::string_view text, std::uint16_t& out) {
-  if (text.empty()) return false;
+  if (text.empty() || (text.size() > 1 && text.front() == '0')) return false;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc{} && end == text.data() + text.size();
 }

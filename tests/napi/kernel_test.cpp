@@ -29,6 +29,8 @@ TEST(kernel, parses_major_minor_and_a_stable_patch_level) {
   EXPECT_EQ(version("6.18.34"), (KernelVersion{6, 18, 34}));
   EXPECT_EQ(version("3.19"), (KernelVersion{3, 19, 0}));
   EXPECT_EQ(version("7.1.3"), (KernelVersion{7, 1, 3}));
+  EXPECT_EQ(version("5.0"), (KernelVersion{5, 0, 0}));
+  EXPECT_EQ(version("6.10.0"), (KernelVersion{6, 10, 0}));
   EXPECT_EQ(to_string(version("6.18.34")), "6.18.34");
   EXPECT_EQ(to_string(version("6.1")), "6.1");
 }
@@ -37,7 +39,8 @@ TEST(kernel, refuses_ill_formed_and_unknown_versions_naming_the_format_and_the_k
   const std::string known = "3.19, 4.0-4.20, 5.0-5.19, 6.0-6.19, 7.0-7.1";
   EXPECT_EQ(known_kernel_lines(), known);
   for (const std::string_view text :
-       {"6", "6.", ".1", "6.x", "6.1.", "6.1.2.3", "v6.1", " 6.1", "6.1-rc4", "", "99999.1"}) {
+       {"6", "6.", ".1", "6.x", "6.1.", "6.1.2.3", "v6.1", " 6.1", "6.1-rc4", "", "99999.1", "6.01",
+        "6.010", "06.1", "6.1.05"}) {
     const auto parsed = parse_kernel_version(text);
     ASSERT_FALSE(parsed.ok()) << text;
     EXPECT_EQ(parsed.error().key, "kernel");
