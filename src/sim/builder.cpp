@@ -3,8 +3,10 @@
 
 #include <string>
 
+#include "irqmod/napi/kernel.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "sim/nic/rss.hpp"
+#include "sim/scenario_values.hpp"
 
 namespace irqmod::sim {
 
@@ -139,6 +141,34 @@ Application::Wait wait_of(Wait wait) {
   return Application::Wait::recv;
 }
 
+// The kernel switches in effect, for the report: each one the model applies, with its value and
+// whether the scenario set it against the kernel's (an explicit key wins over `kernel`).
+std::vector<KernelSetting> kernel_settings(const Scenario& s) {
+  std::vector<KernelSetting> settings;
+  const auto version = napi::parse_kernel_version(s.kernel);
+  if (!version) return settings;  // checked when the scenario was loaded
+  for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
+    if (b.kind != napi::BehaviourKind::switch_value || !napi::applies_to_model(b)) continue;
+    const KeySpec* spec = find_key(b.key);
+    if (!spec) continue;
+    const Value value = spec->binding.load(s, 0);
+    const auto matches = [&](std::string_view text) {
+      const auto parsed = detail::parse_text(*spec, text);
+      return parsed.ok() && parsed.value() == value;
+    };
+    KernelSetting k{std::string(b.key),
+                    "",
+                    napi::has_commit(b, *version),
+                    !matches(napi::value_on(b, *version)),
+                    std::string(b.commit),
+                    std::string(b.title),
+                    napi::to_string(b.release)};
+    k.value = matches(b.after) ? b.after : matches(b.before) ? b.before : "another value";
+    settings.push_back(std::move(k));
+  }
+  return settings;
+}
+
 }  // namespace
 
 std::optional<Error> build(const Scenario& s, Host& host) {
@@ -149,6 +179,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   RunReport& report = world.report;
   report.scenario = s.scenario.name;
   report.seed = s.scenario.seed;
+  report.kernel = s.kernel;
+  if (!s.kernel.empty()) report.kernel_settings = kernel_settings(s);
   report.sim_time = s.scenario.duration;
   const bool router = nic.ports == 2;
   // Port 0's vectors, then (a router with Tx interrupts) one per Tx queue of port 1.

@@ -225,6 +225,15 @@ void write_text(std::ostream& out, const RunReport& r) {
   out << ", " << r.events << " events";
   if (r.wall_ns >= 0) out << ", wall " << format_usec(r.wall_ns) << " us";
   out << "\n";
+  if (!r.kernel.empty()) {
+    out << "kernel " << r.kernel << ":\n";
+    for (const KernelSetting& k : r.kernel_settings) {
+      out << "  " << k.key << " = " << k.value << "  ";
+      if (k.by_scenario) out << "set by the scenario; kernel " << r.kernel << " is ";
+      out << (k.kernel_has ? "with " : "before ") << k.commit << " \"" << k.title << "\" ("
+          << k.release << ")\n";
+    }
+  }
   if (r.search) {
     out << "search: RFC 2544 throughput " << r.search->rate << " frames/s without loss";
     if (r.search->lost_rate > 0) out << " (" << r.search->lost_rate << " lost frames)";
@@ -406,6 +415,26 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.end_object();
   }
   json.end_array();
+  if (!r.kernel.empty()) {
+    json.key("kernel");
+    json.begin_object();
+    json.field("version", r.kernel);
+    json.key("switches");
+    json.begin_array();
+    for (const KernelSetting& k : r.kernel_settings) {
+      json.begin_object();
+      json.field("key", k.key);
+      json.field("value", k.value);
+      json.field("kernel_has_commit", k.kernel_has);
+      json.field("set_by_scenario", k.by_scenario);
+      json.field("commit", k.commit);
+      json.field("title", k.title);
+      json.field("release", k.release);
+      json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+  }
   if (r.search) {
     json.key("search");
     json.begin_object();

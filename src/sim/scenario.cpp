@@ -16,6 +16,7 @@
 #include <sstream>
 #include <vector>
 
+#include "irqmod/napi/kernel.hpp"
 #include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/storage_run.hpp"
@@ -238,13 +239,14 @@ std::optional<Diagnostic> apply_file(const toml::table& root, const std::string&
   for (auto&& [section_key, section_node] : root) {
     const std::string section(section_key.str());
     const std::uint32_t section_line = static_cast<std::uint32_t>(section_key.source().begin.line);
-    if (section == "platform" && !platform) continue;  // applied first, by the caller
+    if ((section == "platform" || section == "kernel") && !platform)
+      continue;  // applied first, by the caller
     if (std::find(known.begin(), known.end(), section) == known.end()) {
       if (!section_node.is_table() && !section_node.is_array()) {
         return Diagnostic{
             file, section_line,
             Error{section, "a key outside any section; keys belong in one of " + sections_text() +
-                               " (only platform = \"...\" stands alone)"}};
+                               " (only platform = \"...\" and kernel = \"...\" stand alone)"}};
       }
       return Diagnostic{file, section_line, Error{section, unknown_section_message(section)}};
     }
@@ -332,8 +334,10 @@ std::optional<Diagnostic> apply_platform(std::string_view name, const std::strin
   return std::nullopt;
 }
 
-// The value after "platform=" in the overrides, if one sets it (the last one wins).
-std::optional<std::string> platform_override(std::span<const std::string> overrides) {
+// The value after "<top_key>=" (platform, kernel) in the overrides, if one sets it (the last
+// one wins).
+std::optional<std::string> top_level_override(std::span<const std::string> overrides,
+                                              std::string_view top_key) {
   std::optional<std::string> name;
   for (const std::string& assignment : overrides) {
     const std::size_t eq = assignment.find('=');
@@ -341,7 +345,7 @@ std::optional<std::string> platform_override(std::span<const std::string> overri
     std::string_view key = std::string_view(assignment).substr(0, eq);
     while (!key.empty() && key.back() == ' ')
       key.remove_suffix(1);
-    if (key != "platform") continue;
+    if (key != top_key) continue;
     std::string_view value = std::string_view(assignment).substr(eq + 1);
     while (!value.empty() && value.front() == ' ')
       value.remove_prefix(1);
@@ -350,6 +354,71 @@ std::optional<std::string> platform_override(std::span<const std::string> overri
     name = std::string(value);
   }
   return name;
+}
+
+// A top-level key (platform, kernel): its text and its line in the file.
+struct TopLevel {
+  std::string_view key;
+  std::string_view expected;  // for the message when it is not a string
+  std::optional<std::string> value;
+  std::uint32_t line = 0;
+};
+
+// Reads `top` from --set (the last one wins) or else from the file.
+std::optional<Diagnostic> read_top_level(const toml::table& root,
+                                         std::span<const std::string> overrides,
+                                         const std::string& file, TopLevel& top) {
+  top.value = top_level_override(overrides, top.key);
+  const toml::node* node = root.get(top.key);
+  if (!node) return std::nullopt;
+  top.line = line_of(*node);
+  const auto* text = node->as_string();
+  if (!text) {
+    return Diagnostic{
+        file, top.line,
+        Error{std::string(top.key), "expected " + std::string(top.expected) + "; got " +
+                                        std::string(toml_type_name(*node))}};
+  }
+  if (!top.value) top.value = text->get();
+  return std::nullopt;
+}
+
+// Sets every kernel switch the model applies to its value on `text`'s release
+// (irqmod/napi/kernel.hpp); the file's own keys and --set come after, so an explicit key wins.
+std::optional<Diagnostic> apply_kernel(std::string_view text, const std::string& file,
+                                       std::uint32_t line, Scenario& scenario) {
+  const auto version = napi::parse_kernel_version(text);
+  if (!version) return Diagnostic{file, line, version.error()};
+  for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
+    if (b.kind != napi::BehaviourKind::switch_value || !napi::applies_to_model(b)) continue;
+    const KeySpec* spec = find_key(b.key);
+    const auto value = spec ? parse_text(*spec, napi::value_on(b, *version))
+                            : Expected<Value>(Error{std::string(b.key), "not a scenario key"});
+    if (!value) return Diagnostic{file, line, Error{"kernel", value.error().what()}};
+    spec->binding.store(scenario, 0, value.value());
+  }
+  scenario.kernel = napi::to_string(*version);
+  return std::nullopt;
+}
+
+// A key whose feature the scenario's kernel does not have, set to something but its default.
+std::optional<Error> check_kernel_features(const Scenario& s) {
+  if (s.kernel.empty()) return std::nullopt;
+  const auto version = napi::parse_kernel_version(s.kernel);
+  if (!version) return version.error();
+  const Scenario defaults = default_scenario();
+  for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
+    if (b.kind != napi::BehaviourKind::feature || napi::has_commit(b, *version)) continue;
+    const KeySpec* spec = find_key(b.key);
+    if (!spec || spec->binding.load(s, 0) == spec->binding.load(defaults, 0)) continue;
+    return Error{std::string(b.key), "kernel = \"" + s.kernel + "\" does not have it: Linux " +
+                                         napi::to_string(b.release) + " added it (" +
+                                         std::string(b.commit) + " \"" + std::string(b.title) +
+                                         "\"); allowed: the default (" +
+                                         std::string(spec->default_value) + "), or kernel = \"" +
+                                         napi::to_string(b.release) + "\" or later"};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -428,7 +497,7 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
   std::string_view text = assignment.substr(eq + 1);
   while (!text.empty() && text.front() == ' ')
     text.remove_prefix(1);
-  if (key == "platform") return std::nullopt;  // applied before the file, by the loader
+  if (key == "platform" || key == "kernel") return std::nullopt;  // applied before the file
   std::size_t entry = 0;
   const KeySpec* spec = nullptr;
   if (const auto e = entry_key(key)) {
@@ -464,6 +533,7 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
 }
 
 std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
+  if (auto e = check_kernel_features(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   // [storage] (seed 003): its own checks, src/sim/storage/storage_run.cpp.
   if (auto e = validate_storage(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   const auto fail = [&](Error e) { return Diagnostic{std::string(file), 0, std::move(e)}; };
@@ -746,21 +816,18 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
   if (!root) return *error;
   Scenario scenario = default_scenario();
   KeyLines lines;
-  // The platform first (a --set platform=... replaces the file's), then the file's own keys.
-  std::optional<std::string> platform = platform_override(overrides);
-  std::uint32_t platform_line = 0;
-  if (const toml::node* node = root->get("platform")) {
-    platform_line = line_of(*node);
-    const auto* name = node->as_string();
-    if (!name) {
-      return Diagnostic{file, platform_line,
-                        Error{"platform", "expected a platform name such as \"x86-i40e\"; got " +
-                                              std::string(toml_type_name(*node))}};
-    }
-    if (!platform) platform = name->get();
+  // The platform first, then the kernel's switches, then the file's own keys (which win); a
+  // --set platform=... or kernel=... replaces the file's.
+  TopLevel platform{"platform", "a platform name such as \"x86-i40e\"", std::nullopt, 0};
+  TopLevel kernel{"kernel", "a Linux release such as \"6.1\"", std::nullopt, 0};
+  for (TopLevel* top : {&platform, &kernel}) {
+    if (auto d = read_top_level(*root, overrides, file, *top)) return *d;
   }
-  if (platform) {
-    if (auto d = apply_platform(*platform, file, platform_line, scenario)) return *d;
+  if (platform.value) {
+    if (auto d = apply_platform(*platform.value, file, platform.line, scenario)) return *d;
+  }
+  if (kernel.value) {
+    if (auto d = apply_kernel(*kernel.value, file, kernel.line, scenario)) return *d;
   }
   if (auto d = apply_file(*root, file, false, scenario, lines)) return *d;
   for (const std::string& assignment : overrides) {

@@ -83,6 +83,12 @@ void write_toml(std::ostream& out, const Scenario& scenario) {
     append_toml_string(line, scenario.platform);
     out << line << "\n\n";
   }
+  if (!scenario.kernel.empty()) {
+    // Every key is written below, so the kernel's switches load back as they are.
+    std::string line = "kernel = ";
+    append_toml_string(line, scenario.kernel);
+    out << line << "\n\n";
+  }
   bool first = true;
   for (const std::string_view section : sections()) {
     if (section == kThreadArray) continue;

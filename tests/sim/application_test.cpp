@@ -191,6 +191,29 @@ TEST(application, with_the_6_13_rule_prefer_alone_busy_polls_once_then_resumes) 
   EXPECT_EQ(before.napi().counters().schedules, 1U);
 }
 
+// The same rule chosen by the kernel version (ab5b28b007a7 is 6.13): 6.12 does not busy-poll
+// with prefer_busy_poll alone, 6.13 does once.
+TEST(application, kernel_6_12_does_not_busy_poll_with_prefer_alone_and_6_13_does_once) {
+  const std::vector<std::string> sets{"cpu.app-wait=epoll", "napi.prefer_busy_poll=true",
+                                      "napi.napi_defer_hard_irqs=100",
+                                      "napi.gro_flush_timeout=20us", "nic.moderation=none"};
+  std::vector<std::string> old = sets;
+  old.emplace_back("kernel=6.12");
+  std::vector<std::string> recent = sets;
+  recent.emplace_back("kernel=6.13");
+  Fixture before(old);
+  Fixture after(recent);
+  for (Fixture* f : {&before, &after}) {
+    f->host.port->inject(Packet{1000, 64, 0});
+    f->run_to(100'000);
+    EXPECT_EQ(f->world.report.delivered_packets, 1U);
+  }
+  EXPECT_EQ(before.napi().counters().busy_polls, 0U);
+  EXPECT_EQ(before.world.report.cpu.busy(0, ContextKind::busy_poll).count(), 0);
+  EXPECT_EQ(after.napi().counters().busy_polls, 1U);
+  EXPECT_EQ(after.napi().counters().final_polls, 1U);
+}
+
 TEST(application, the_adaptive_poller_ends_its_spin_when_data_arrives) {
   Fixture f({"cpu.app-wait=adaptive-poll"});
   f.run_to(1000);

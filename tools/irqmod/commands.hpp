@@ -20,6 +20,7 @@ inline int exit_status_for(const Error& e) {
 
 void add_dim_replay_command(CLI::App& app, int& status);
 void add_itr_command(CLI::App& app, int& status);
+void add_kernel_diff_command(CLI::App& app, int& status);
 void add_demo_command(CLI::App& app, int& status);
 void add_sim_command(CLI::App& app, int& status);
 void add_run_command(CLI::App& app, int& status);

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   irqmod::cli::add_demo_command(app, status);
   irqmod::cli::add_dim_replay_command(app, status);
   irqmod::cli::add_itr_command(app, status);
+  irqmod::cli::add_kernel_diff_command(app, status);
   irqmod::cli::add_sim_command(app, status);
   irqmod::cli::add_run_command(app, status);
   irqmod::cli::add_serve_command(app, status);

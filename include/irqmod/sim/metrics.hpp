@@ -204,6 +204,17 @@ struct PingReport {
   std::uint64_t lost = 0;  // requests or replies dropped on the host
 };
 
+// A kernel switch in effect when the scenario names its kernel (irqmod/napi/kernel.hpp).
+struct KernelSetting {
+  std::string key;           // the scenario key: "nic.busy-poll-exit-swint"
+  std::string value;         // in effect, in scenario syntax
+  bool kernel_has = false;   // the kernel has the commit (value = the row's "after")
+  bool by_scenario = false;  // the scenario set the key against the kernel's value
+  std::string commit;        // 12 hex digits
+  std::string title;         // the commit's subject
+  std::string release;       // its first mainline release: "6.13"
+};
+
 // Everything a run reports. Filled by the simulation at the end of a run.
 struct RunReport {
   std::string scenario;       // [scenario] name
@@ -239,6 +250,8 @@ struct RunReport {
   std::optional<TcpCounters> tcp;                   // a "tcp-stream" flow only
   std::optional<PingReport> ping;                   // a "ping" flow only
   std::optional<StorageCounters> storage;           // [storage] drives > 0 only
+  std::string kernel;                               // the scenario's `kernel`; empty: not set
+  std::vector<KernelSetting> kernel_settings;       // its switches, when set
 };
 
 // Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less

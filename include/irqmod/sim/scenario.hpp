@@ -2,6 +2,8 @@
 // range, unit, default and the source of that default. Keys use ethtool's and sysctl's names
 // (rx-usecs, adaptive-rx, busy_read, napi_defer_hard_irqs, ...), in sections:
 //   platform = "x86-i40e"   (top level) the cost preset platforms/<name>.toml, applied first
+//   kernel = "6.1"          (top level) the Linux release: sets every kernel switch's key
+//                           (irqmod/napi/kernel.hpp), applied after the platform
 //   [scenario] name, duration, seed        [link] speed
 //   [traffic]  flow 0: its generator, how many 4-tuples, steering, receiving thread
 //   [[flow]]   flows 1, 2, ...: the same keys as [traffic], each a generator of its own
@@ -9,8 +11,9 @@
 //   [napi]     NAPI and busy-poll knobs     [cpu] cores, IRQ affinity, thread 0, the cost model
 //   [[thread]] threads 1, 2, ...: an application thread's core and how it waits
 //
-// Precedence: the schema's defaults, then the platform file, then the scenario file, then
-// --set overrides (`flow.2.rate=...` and `thread.1.core=...` address array entries).
+// Precedence: the schema's defaults, then the platform file, then the kernel's switches, then
+// the scenario file, then --set overrides (`flow.2.rate=...` and `thread.1.core=...` address array
+// entries).
 //
 // Loading validates once, at the edge: unknown sections and keys (with "did you mean" when one
 // is close), wrong types, out-of-range values and invalid combinations (the policy library's own
@@ -326,6 +329,7 @@ struct StorageSection {
 
 struct Scenario {
   std::string platform;  // platform: the preset file applied before the scenario's own keys
+  std::string kernel;    // kernel: "6.18.34", empty = not set (every switch at its default)
   ScenarioSection scenario;
   LinkSection link;
   TrafficSection traffic;             // flow 0

@@ -1,0 +1,147 @@
+// The kernel-behaviour table. Every row's commit, title and release are those of
+// docs/research/kernel-switches.md (its summary table's row number is in the comment); a
+// release there marked INFERENCE is dated from when the commit entered net-next or net.
+#include "irqmod/napi/kernel.hpp"
+
+#include <charconv>
+#include <iterator>
+
+namespace irqmod::napi {
+namespace {
+
+// A mainline release line: MAJOR.first_minor to MAJOR.last_minor.
+struct ReleaseLine {
+  std::uint16_t major;
+  std::uint16_t first_minor;
+  std::uint16_t last_minor;
+};
+
+// From 3.19 (gro_flush_timeout, the oldest behaviour here) to 7.1 (the newest release the
+// research saw: 58e2330bd455 went into 7.1-rc4). 4.20, 5.19 and 6.19 closed their majors.
+constexpr ReleaseLine kKnownLines[] = {
+    {3, 19, 19}, {4, 0, 20}, {5, 0, 19}, {6, 0, 19}, {7, 0, 1},
+};
+
+constexpr KernelVersion v(std::uint16_t major, std::uint16_t minor) {
+  return KernelVersion{major, minor, 0};
+}
+
+using K = BehaviourKind;
+
+constexpr KernelBehaviour kBehaviours[] = {
+    // row 11b
+    {K::feature, "napi.gro_flush_timeout", "", "the per-device GRO flush timer (sysfs)", "", "",
+     "3b47d30396ba", "net: gro: add a per device gro flush timer", v(3, 19), ""},
+    // row 11a
+    {K::feature, "napi.napi_defer_hard_irqs", "", "deferring the IRQ re-arm over empty polls", "",
+     "", "6f8b12d661d0", "net: napi: add hard irqs deferral feature", v(5, 8), ""},
+    // row 5a
+    {K::feature, "napi.prefer_busy_poll", "", "SO_PREFER_BUSY_POLL", "", "", "7fd3253a7de6",
+     "net: Introduce preferred busy-polling", v(5, 11),
+     "was in 5.10.54-rc1 and dropped from 5.10.54"},
+    // row 5b (and 12a): 8 was the budget before, BUSY_POLL_BUDGET in net/core/dev.c; only another
+    // value needs the option. Since when core busy polling used 8 the research does not pin
+    // (UNKNOWN, the 4.5 era): "8 before it" is not confirmed for 3.19-4.4.
+    {K::feature, "napi.busy_poll_budget", "", "SO_BUSY_POLL_BUDGET (8 before it)", "", "",
+     "7c951cafc0cb", "net: Add SO_BUSY_POLL_BUDGET socket option", v(5, 11), ""},
+    // row 4b: ice's first fix, a software interrupt on busy-poll exit, on ITR index 3 (no
+    // throttle); the swint-itr row below throttles it from 5.16.
+    {K::switch_value, "nic.busy-poll-exit-swint", "ice",
+     "a software interrupt when a busy poll exits", "false", "true", "b7306b42beaf",
+     "ice: manage interrupts during poll exit", v(5, 13), ""},
+    // row 4c
+    {K::switch_value, "nic.swint-itr", "ice",
+     "the busy-poll-exit software interrupt throttled to 20K/s (ITR index 2)", "0", "50us",
+     "23be7075b318", "ice: fix software generating extra interrupts", v(5, 16), ""},
+    // row 4a: seed 000's fix, throttled by I40E_ITR_20K from the start.
+    {K::switch_value, "nic.busy-poll-exit-swint", "i40e",
+     "a software interrupt when a busy poll exits (seed 000's fix)", "false", "true",
+     "ea558de7238b", "i40e: Enforce software interrupt during busy-poll exit", v(6, 9),
+     "5.15.y (in 5.15-stable review, 8 Apr 2024; the release not confirmed)"},
+    // row 8b
+    {K::feature, "napi.irq_suspend_timeout", "", "IRQ suspension (netdev netlink napi-set)", "", "",
+     "5dc51ec86df6", "net: Add napi_struct parameter irq_suspend_timeout", v(6, 13), ""},
+    // row 8c
+    {K::switch_value, "napi.epoll-prefer-busy-loop", "",
+     "epoll_wait busy-polls with prefer_busy_poll alone (no busy_poll time)", "false", "true",
+     "ab5b28b007a7", "eventpoll: Trigger napi_busy_loop, if prefer_busy_poll is set", v(6, 13), ""},
+};
+
+// Decimal digits without a leading zero ("0" itself is fine: 5.0): "6.010" is not 6.10.
+bool parse_number(std::string_view text, std::uint16_t& out) {
+  if (text.empty() || (text.size() > 1 && text.front() == '0')) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc{} && end == text.data() + text.size();
+}
+
+Error version_error(std::string_view text, std::string_view why) {
+  return Error{"kernel", "'" + std::string(text) + "' " + std::string(why) +
+                             "; allowed: \"MAJOR.MINOR[.PATCH]\" (such as \"6.1\" or "
+                             "\"6.18.34\") of the releases known: " +
+                             known_kernel_lines()};
+}
+
+}  // namespace
+
+Expected<KernelVersion> parse_kernel_version(std::string_view text) {
+  KernelVersion version;
+  const std::size_t first = text.find('.');
+  if (first == std::string_view::npos) return version_error(text, "is not a kernel version");
+  const std::size_t second = text.find('.', first + 1);
+  const std::string_view minor = text.substr(first + 1, second - first - 1);
+  const bool well_formed =
+      parse_number(text.substr(0, first), version.major) && parse_number(minor, version.minor) &&
+      (second == std::string_view::npos || parse_number(text.substr(second + 1), version.patch));
+  if (!well_formed) return version_error(text, "is not a kernel version");
+  const ReleaseLine& oldest = kKnownLines[0];
+  const ReleaseLine& newest = kKnownLines[std::size(kKnownLines) - 1];
+  if (KernelVersion{version.major, version.minor, 0} < v(oldest.major, oldest.first_minor))
+    return version_error(text, "is older than the oldest release this table knows");
+  if (KernelVersion{version.major, version.minor, 0} > v(newest.major, newest.last_minor))
+    return version_error(text, "is newer than the newest release this table knows");
+  for (const ReleaseLine& line : kKnownLines) {
+    if (line.major == version.major && version.minor >= line.first_minor &&
+        version.minor <= line.last_minor)
+      return version;
+  }
+  return version_error(text, "is not a Linux release");
+}
+
+std::string to_string(KernelVersion version) {
+  std::string text = std::to_string(version.major) + "." + std::to_string(version.minor);
+  if (version.patch != 0) text += "." + std::to_string(version.patch);
+  return text;
+}
+
+std::string known_kernel_lines() {
+  std::string text;
+  for (const ReleaseLine& line : kKnownLines) {
+    if (!text.empty()) text += ", ";
+    text += to_string(v(line.major, line.first_minor));
+    if (line.last_minor != line.first_minor)
+      text += "-" + to_string(v(line.major, line.last_minor));
+  }
+  return text;
+}
+
+std::span<const KernelBehaviour> kernel_behaviours() {
+  return kBehaviours;
+}
+
+bool applies_to_model(const KernelBehaviour& behaviour) {
+  return behaviour.driver.empty() || behaviour.driver == kModelledDriver;
+}
+
+bool has_commit(const KernelBehaviour& behaviour, KernelVersion version) {
+  return KernelVersion{version.major, version.minor, 0} >= behaviour.release;
+}
+
+std::string_view value_on(const KernelBehaviour& behaviour, KernelVersion version) {
+  return has_commit(behaviour, version) ? behaviour.after : behaviour.before;
+}
+
+bool differs(const KernelBehaviour& behaviour, KernelVersion a, KernelVersion b) {
+  return has_commit(behaviour, a) != has_commit(behaviour, b);
+}
+
+}  // namespace irqmod::napi
