@@ -226,7 +226,9 @@ void write_text(std::ostream& out, const RunReport& r) {
   if (r.wall_ns >= 0) out << ", wall " << format_usec(r.wall_ns) << " us";
   out << "\n";
   if (!r.kernel.empty()) {
-    out << "kernel " << r.kernel << ":\n";
+    // The NIC model is i40e's: kernel_behaviours()' ice rows are listed by kernel-diff, not
+    // applied.
+    out << "kernel " << r.kernel << " (core and i40e behaviours; ice's are not applied):\n";
     for (const KernelSetting& k : r.kernel_settings) {
       out << "  " << k.key << " = " << k.value << "  ";
       if (k.by_scenario) out << "set by the scenario; kernel " << r.kernel << " is ";
