@@ -196,9 +196,13 @@ std::optional<Instant> Context::busy_poll_stop(Instant now, bool prefer) {
   if (prefer) {  // the caller's NAPI_F_PREFER_BUSY_POLL, not the state bit
     defer_hard_irqs_count_ = config_.defer_hard_irqs;
     if (defer_hard_irqs_count_ > 0 && config_.gro_flush_timeout > Duration::zero()) {
-      arm_timer(now + config_.gro_flush_timeout, nullptr);
-      armed = timer_;
       skip_schedule_ = true;
+      // Before 58e2330bd455 the timer runs during the final poll; a poll that outlasts
+      // gro_flush_timeout makes the watchdog find SCHED held (on_timer) and lose it.
+      if (!config_.gro_timer_after_final_poll) {
+        arm_timer(now + config_.gro_flush_timeout, nullptr);
+        armed = timer_;
+      }
     }
   }
   return armed;
@@ -220,6 +224,10 @@ PollResult Context::final_poll_end(Instant now, int work) {
     state_ &= ~kStateSched;
     owner_ = Owner::none;
     ++counters_.masked_releases;
+    // 58e2330bd455: hrtimer_start after clear_bit(NAPI_STATE_SCHED), so the watchdog always
+    // finds the context free. (Below the budget napi_complete_done arms it, the count reloaded.)
+    if (config_.gro_timer_after_final_poll) arm_timer(now + config_.gro_flush_timeout, &result);
+    if (!timer_) ++counters_.released_without_timer;
   } else {
     hand_to_softirq();  // __napi_schedule
     result.repoll = true;

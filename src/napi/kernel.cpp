@@ -28,6 +28,10 @@ constexpr KernelVersion v(std::uint16_t major, std::uint16_t minor) {
 
 using K = BehaviourKind;
 
+// 58e2330bd455's stable releases: "Linux 7.0.11" (Greg Kroah-Hartman, 1 Jun 2026, shortlog)
+// and 6.18.34 (its -rc1 review patch 208/377 of 28 May 2026; released). Research rows 1b-1c.
+constexpr KernelVersion kGroTimerFixStable[] = {{6, 18, 34}, {7, 0, 11}};
+
 constexpr KernelBehaviour kBehaviours[] = {
     // row 11b
     {K::feature, "napi.gro_flush_timeout", "", "the per-device GRO flush timer (sysfs)", "", "",
@@ -65,6 +69,13 @@ constexpr KernelBehaviour kBehaviours[] = {
     {K::switch_value, "napi.epoll-prefer-busy-loop", "",
      "epoll_wait busy-polls with prefer_busy_poll alone (no busy_poll time)", "false", "true",
      "ab5b28b007a7", "eventpoll: Trigger napi_busy_loop, if prefer_busy_poll is set", v(6, 13), ""},
+    // rows 1a-1c: the window irqmod's property test found, fixed upstream. Before it (from
+    // 7fd3253a7de6, 5.11) the timer was armed ahead of busy_poll_stop's final poll.
+    {K::switch_value, "napi.gro-timer-after-final-poll", "",
+     "busy_poll_stop arms the deferral timer after its final poll, not before (a watchdog "
+     "expiring in a long final poll no longer leaves the context masked with no timer)",
+     "false", "true", "58e2330bd455", "net: napi: Avoid gro timer misfiring at end of busypoll",
+     v(7, 1), "6.18.34 (960cc3f7daf0), 7.0.11 (b9537976a0f0)", kGroTimerFixStable},
 };
 
 // Decimal digits without a leading zero ("0" itself is fine: 5.0): "6.010" is not 6.10.
@@ -133,7 +144,13 @@ bool applies_to_model(const KernelBehaviour& behaviour) {
 }
 
 bool has_commit(const KernelBehaviour& behaviour, KernelVersion version) {
-  return KernelVersion{version.major, version.minor, 0} >= behaviour.release;
+  if (KernelVersion{version.major, version.minor, 0} >= behaviour.release) return true;
+  for (const KernelVersion& stable : behaviour.stable) {
+    if (stable.major == version.major && stable.minor == version.minor &&
+        version.patch >= stable.patch)
+      return true;
+  }
+  return false;
 }
 
 std::string_view value_on(const KernelBehaviour& behaviour, KernelVersion version) {

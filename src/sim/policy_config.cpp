@@ -28,6 +28,7 @@ napi::Config napi_config(const Scenario& s) {
   c.defer_hard_irqs = s.napi.defer_hard_irqs;
   c.gro_flush_timeout = s.napi.gro_flush_timeout;
   c.irq_suspend_timeout = s.napi.irq_suspend_timeout;
+  c.gro_timer_after_final_poll = s.napi.gro_timer_after_final_poll;
   return c;
 }
 

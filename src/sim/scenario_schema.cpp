@@ -298,6 +298,9 @@ const KeySpec kSchema[] = {
   {"napi.epoll-prefer-busy-loop", V::boolean, 0, 1, "", "false", "",
    "before Linux 6.13 epoll_wait busy-polls only with a busy_poll time; true: ab5b28b007a7 \"eventpoll: Trigger napi_busy_loop, if prefer_busy_poll is set\" (6.13), prefer_busy_poll alone busy-polls, one iteration when the time is 0",
    bind<&S::napi, &NapiSection::epoll_prefer_busy_loop>()},
+  {"napi.gro-timer-after-final-poll", V::boolean, 0, 1, "", "false", "",
+   "where busy_poll_stop arms the deferral timer. false: before its final poll (7fd3253a7de6, Linux 5.11), so a watchdog that expires during a final poll longer than gro_flush_timeout is lost and a full-budget final poll leaves the context idle, its interrupt masked, with no timer; true: after that poll released SCHED, 58e2330bd455 \"net: napi: Avoid gro timer misfiring at end of busypoll\" (7.1; stable 6.18.34, 7.0.11)",
+   bind<&S::napi, &NapiSection::gro_timer_after_final_poll>()},
   {"napi.busy_poll_budget", V::integer, 1, 65'535, "frames", "8", "",
    "BUSY_POLL_BUDGET = 8 (include/net/busy_poll.h); SO_BUSY_POLL_BUDGET is a u16", bind<&S::napi, &NapiSection::busy_poll_budget>()},
 

@@ -288,6 +288,52 @@ TEST(napi_context, a_watchdog_expiring_inside_busy_poll_stop_leaves_it_to_the_ne
   EXPECT_TRUE(c.busy_poll_acquire(true));  // the application's next epoll_wait
 }
 
+TEST(napi_context, from_58e2330bd455_busy_poll_stop_arms_the_timer_after_releasing_the_context) {
+  // The same long final poll on a fixed kernel: no timer runs during it, and the full-budget
+  // release arms one once SCHED is clear, so the watchdog polls instead of being lost.
+  const Duration gro = microseconds(20);
+  Config config = deferral(2, gro);
+  config.gro_timer_after_final_poll = true;
+  Context c{config};
+  ASSERT_TRUE(c.busy_poll_acquire(true));
+  c.busy_poll_begin(64);
+  c.busy_poll_end(kT0, 64);
+  EXPECT_EQ(c.busy_poll_stop(kT0, true), std::nullopt);
+  EXPECT_FALSE(c.timer());
+  c.final_poll_begin();
+  const Instant end = kT0 + microseconds(25);
+  const PollResult r = c.final_poll_end(end, 64);
+  EXPECT_EQ(r.completion, Completion::not_called);
+  EXPECT_FALSE(r.repoll);
+  EXPECT_EQ(r.arm_timer, end + gro);
+  EXPECT_EQ(c.timer(), end + gro);
+  EXPECT_EQ(c.owner(), Owner::none);
+  EXPECT_EQ(c.on_timer(end + gro), Schedule::raised);
+  EXPECT_EQ(c.owner(), Owner::softirq);
+  EXPECT_EQ(c.counters().watchdog_swallowed, 0U);
+}
+
+TEST(napi_context, from_58e2330bd455_a_completing_final_poll_still_defers_through_the_driver) {
+  // Below the budget napi_complete_done arms the timer itself (the count was reloaded), on either
+  // side of the fix: the re-arm stays deferred.
+  const Duration gro = microseconds(20);
+  for (const bool fixed : {false, true}) {
+    SCOPED_TRACE(fixed ? "fixed" : "before the fix");
+    Config config = deferral(2, gro);
+    config.gro_timer_after_final_poll = fixed;
+    Context c{config};
+    ASSERT_TRUE(c.busy_poll_acquire(true));
+    c.busy_poll_begin(8);
+    c.busy_poll_end(kT0, 3);
+    c.busy_poll_stop(kT0, true);
+    c.final_poll_begin();
+    const PollResult r = c.final_poll_end(kT0 + microseconds(1), 3);
+    EXPECT_EQ(r.completion, Completion::keep_masked);
+    EXPECT_EQ(c.timer(), kT0 + microseconds(1) + gro);
+    EXPECT_EQ(c.owner(), Owner::none);
+  }
+}
+
 TEST(napi_context, the_watchdog_does_nothing_while_someone_owns_the_context) {
   const Duration gro = microseconds(20);
   Context c{deferral(1, gro)};

@@ -176,6 +176,58 @@ std::string without_kernel(RunReport r) {
   return out.str();
 }
 
+// busy_poll_stop's timer (58e2330bd455: 7.1, stable 6.18.34): a busy poller that prefers busy
+// polling, with napi_defer_hard_irqs and a 20 us gro_flush_timeout, facing more than it can take
+// (2 Mpps of 64 B frames on one core): its final polls are full (64 frames, 49 us at 760 ns
+// each), longer than the timeout. Before the fix each such exit leaves the queue masked with
+// no timer, to the next busy poll; from it the watchdog polls from softirq.
+std::string overloaded_busy_poller(const std::string& kernel_line) {
+  return kernel_line + R"(platform = "x86-i40e"
+[scenario]
+duration = "5ms"
+[link]
+speed = "10G"
+[traffic]
+kind = "constant"
+rate = 2000000
+size = 64
+[nic]
+moderation = "itr"
+[cpu]
+cores = 2
+irq-cores = "0"
+app-core = 1
+[napi]
+busy_read = 50
+busy_poll_budget = 64
+prefer_busy_poll = true
+napi_defer_hard_irqs = 2
+gro_flush_timeout = "20us"
+)";
+}
+
+TEST(kernel, before_58e2330bd455_busy_poll_stop_leaves_the_queue_masked_with_no_timer) {
+  const RunReport before = run(loaded(overloaded_busy_poller("kernel = \"6.18\"\n")));
+  const RunReport fixed = run(loaded(overloaded_busy_poller("kernel = \"6.18.34\"\n")));
+  ASSERT_EQ(before.queues.size(), 1U);
+  ASSERT_EQ(fixed.queues.size(), 1U);
+  EXPECT_GT(before.queues[0].released_without_timer, 10U);
+  EXPECT_EQ(fixed.queues[0].released_without_timer, 0U);
+  // The key on its own, without a kernel, does the same.
+  const RunReport key =
+      run(loaded(overloaded_busy_poller(""), {"napi.gro-timer-after-final-poll=true"}));
+  EXPECT_EQ(key.queues[0].released_without_timer, 0U);
+  EXPECT_EQ(without_kernel(key), without_kernel(fixed));
+  const RunReport unset = run(loaded(overloaded_busy_poller("")));
+  EXPECT_EQ(unset.queues[0].released_without_timer, before.queues[0].released_without_timer);
+  std::ostringstream text;
+  write_text(text, before);
+  EXPECT_NE(
+      text.str().find(" busy-poll exits left it masked with no timer (fixed by 58e2330bd455)"),
+      std::string::npos)
+      << text.str();
+}
+
 TEST(kernel, runs_on_6_1_and_6_18_34_differ_where_a_switch_matters_and_nowhere_else) {
   // Busy polling on i40e: 6.1 has no software interrupt at busy-poll exit.
   EXPECT_NE(without_kernel(run(loaded(race("6.1")))), without_kernel(run(loaded(race("6.18.34")))));

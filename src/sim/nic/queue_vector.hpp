@@ -106,6 +106,7 @@ class QueueVector {
   const RxQueue* rx() const { return rx_; }
   const TxQueue* tx() const { return tx_; }
   napi::Context& napi() { return napi_; }
+  const napi::Counters& napi_counters() const { return napi_.counters(); }
   const napi::Vector& vector() const { return vector_; }
   std::uint32_t msix_vector() const { return msix_vector_; }
   std::uint32_t irq_core() const { return irq_core_; }
