@@ -62,6 +62,35 @@ constexpr KernelBehaviour kBehaviours[] = {
      "a software interrupt when a busy poll exits (seed 000's fix)", "false", "true",
      "ea558de7238b", "i40e: Enforce software interrupt during busy-poll exit", v(6, 9),
      "5.15.y (in 5.15-stable review, 8 Apr 2024; the release not confirmed)"},
+    // row 7: epoll's busy loop, before the per-epoll parameters, called napi_busy_loop with
+    // prefer_busy_poll hard-coded false ("When using epoll-based busy poll, the prefer_busy_poll
+    // option is hardcoded to false", de57a2510822's message) and BUSY_POLL_BUDGET: an epoll
+    // application gets them only through EPIOCSPARAMS (18e2bf0edf4d, the same series).
+    {K::feature,
+     "napi.prefer_busy_poll",
+     "",
+     "prefer_busy_poll for epoll_wait's busy loop",
+     "",
+     "",
+     "de57a2510822",
+     "eventpoll: Add per-epoll prefer busy poll option",
+     v(6, 9),
+     "",
+     {},
+     "cpu.app-wait=epoll"},
+    {K::feature,
+     "napi.busy_poll_budget",
+     "",
+     "a busy-poll budget for epoll_wait's busy loop (8 "
+     "before it)",
+     "",
+     "",
+     "c6aa2a7778d8",
+     "eventpoll: Add per-epoll busy poll packet budget",
+     v(6, 9),
+     "",
+     {},
+     "cpu.app-wait=epoll"},
     // row 8b
     {K::feature, "napi.irq_suspend_timeout", "", "IRQ suspension (netdev netlink napi-set)", "", "",
      "5dc51ec86df6", "net: Add napi_struct parameter irq_suspend_timeout", v(6, 13), ""},

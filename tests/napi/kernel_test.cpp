@@ -122,6 +122,23 @@ TEST(kernel, a_confirmed_stable_release_has_the_commit_from_its_patch_level) {
   EXPECT_FALSE(has_commit(row("napi.epoll-prefer-busy-loop", ""), version("6.12.200")));
 }
 
+// Before 6.9 epoll's busy loop had prefer_busy_poll hard-coded false and the budget at 8: the
+// socket options reach sk_busy_loop (recv), and epoll only through EPIOCSPARAMS from 6.9.
+TEST(kernel, epolls_own_prefer_busy_poll_and_budget_come_with_6_9) {
+  int epoll_rows = 0;
+  for (const KernelBehaviour& b : kernel_behaviours()) {
+    if (b.when != "cpu.app-wait=epoll") continue;
+    ++epoll_rows;
+    EXPECT_EQ(b.kind, BehaviourKind::feature);
+    EXPECT_EQ(b.release, (KernelVersion{6, 9, 0}));
+    EXPECT_FALSE(has_commit(b, version("6.8")));
+    EXPECT_TRUE(has_commit(b, version("6.9")));
+    EXPECT_TRUE(b.key == "napi.prefer_busy_poll" || b.key == "napi.busy_poll_budget") << b.key;
+  }
+  EXPECT_EQ(epoll_rows, 2);
+  EXPECT_TRUE(row("napi.prefer_busy_poll", "").when.empty());  // the socket option: 5.11
+}
+
 TEST(kernel, features_exist_from_their_release) {
   EXPECT_FALSE(has_commit(row("napi.prefer_busy_poll", ""), version("5.10.54")));
   EXPECT_TRUE(has_commit(row("napi.prefer_busy_poll", ""), version("5.11")));

@@ -1,6 +1,8 @@
 // The scenario key `kernel`: it sets every kernel switch to the release's value unless the
 // scenario sets the key itself, refuses a setting the release does not have, and the report
 // names the behaviours in effect. Runs on 6.1 and 6.18.34 differ where a switch matters only.
+#include "irqmod/napi/kernel.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -112,6 +114,39 @@ TEST(kernel, refuses_a_setting_the_release_does_not_have_naming_key_kernel_and_r
   // The default is no setting: 5.10 busy-polls with the budget of 8 it always had.
   EXPECT_TRUE(load("kernel = \"5.10\"\n[napi]\nbusy_poll_budget = 8\n").ok());
   EXPECT_TRUE(load("kernel = \"6.13\"\n[napi]\nirq_suspend_timeout = \"1ms\"\n").ok());
+}
+
+// epoll's busy loop takes prefer_busy_poll and a budget only from 6.9 (EPIOCSPARAMS); recv's
+// sk_busy_loop has had SO_PREFER_BUSY_POLL and SO_BUSY_POLL_BUDGET since 5.11.
+TEST(kernel, before_6_9_epoll_busy_polls_without_prefer_busy_poll_or_a_budget) {
+  const std::string epoll = "[cpu]\napp-wait = \"epoll\"\n[napi]\nbusy_poll = \"50us\"\n";
+  EXPECT_EQ(error_of("kernel = \"6.8\"\n" + epoll, {"napi.prefer_busy_poll=true"}),
+            "test.toml: napi.prefer_busy_poll: kernel = \"6.8\" does not have it with "
+            "cpu.app-wait=epoll: "
+            "Linux 6.9 added it (de57a2510822 \"eventpoll: Add per-epoll prefer busy poll "
+            "option\"); allowed: the default (false), or kernel = \"6.9\" or later");
+  EXPECT_NE(error_of("kernel = \"6.8\"\n" + epoll, {"napi.busy_poll_budget=64"})
+                .find("napi.busy_poll_budget: kernel = \"6.8\" does not have it with "
+                      "cpu.app-wait=epoll: Linux 6.9 added it (c6aa2a7778d8"),
+            std::string::npos);
+  EXPECT_TRUE(load("kernel = \"6.9\"\n" + epoll, {"napi.prefer_busy_poll=true"}).ok());
+  EXPECT_TRUE(load("kernel = \"6.8\"\n" + epoll).ok());  // busy polling itself: 4.12
+  EXPECT_TRUE(load("kernel = \"6.8\"\n[napi]\nbusy_read = \"50us\"\nprefer_busy_poll = true\n"
+                   "busy_poll_budget = 64\n")
+                  .ok());  // recv: the socket options
+}
+
+// Every kernel row's condition names a scenario key and one of its values.
+TEST(kernel, every_rows_condition_is_a_key_and_a_valid_value) {
+  for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
+    if (b.when.empty()) continue;
+    const std::size_t eq = b.when.find('=');
+    ASSERT_NE(eq, std::string_view::npos) << b.when;
+    const std::string key(b.when.substr(0, eq));
+    const std::string value(b.when.substr(eq + 1));
+    EXPECT_NE(find_key(key), nullptr) << key;
+    EXPECT_TRUE(load("", {key + "=" + value}).ok()) << b.when;
+  }
 }
 
 TEST(kernel, refuses_an_ill_formed_or_unknown_version_naming_the_key_and_the_format) {

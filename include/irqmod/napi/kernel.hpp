@@ -54,6 +54,9 @@ struct KernelBehaviour {
   // Stable releases confirmed to carry it (a release announcement or its shortlog): a version
   // of the same MAJOR.MINOR line at or above one of these has the behaviour too.
   std::span<const KernelVersion> stable = {};
+  // A feature that exists only for some scenarios, as "KEY=VALUE" of another scenario key
+  // ("cpu.app-wait=epoll": epoll's own busy-poll parameters); "" = always.
+  std::string_view when = {};
 };
 
 // Every behaviour, in the order of the first release.
