@@ -29,6 +29,7 @@ napi::Config napi_config(const Scenario& s) {
   c.gro_flush_timeout = s.napi.gro_flush_timeout;
   c.irq_suspend_timeout = s.napi.irq_suspend_timeout;
   c.gro_timer_after_final_poll = s.napi.gro_timer_after_final_poll;
+  c.watchdog_in_softirq = s.napi.watchdog_in_softirq;
   return c;
 }
 

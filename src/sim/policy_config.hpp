@@ -18,7 +18,7 @@
 namespace irqmod::sim {
 
 // napi.weight, napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout,
-// gro-timer-after-final-poll.
+// gro-timer-after-final-poll, watchdog-in-softirq.
 napi::Config napi_config(const Scenario& scenario);
 
 // ethtool -C's Rx and Tx pairs, the -irq pairs, rate bands and adaptive-rx of [nic].

@@ -301,6 +301,9 @@ const KeySpec kSchema[] = {
   {"napi.gro-timer-after-final-poll", V::boolean, 0, 1, "", "false", "",
    "where busy_poll_stop arms the deferral timer. false: before its final poll (7fd3253a7de6, Linux 5.11), so a watchdog that expires during a final poll longer than gro_flush_timeout is lost and a full-budget final poll leaves the context idle, its interrupt masked, with no timer; true: after that poll released SCHED, 58e2330bd455 \"net: napi: Avoid gro timer misfiring at end of busypoll\" (7.1; stable 6.18.34, 7.0.11)",
    bind<&S::napi, &NapiSection::gro_timer_after_final_poll>()},
+  {"napi.watchdog-in-softirq", V::boolean, 0, 1, "", "false", "",
+   "false: the NAPI watchdog (an hrtimer not marked HARD) expires in hard interrupt context, also during busy_poll_stop's final poll; true: a PREEMPT_RT kernel, where such timers expire in softirq (f5c2f0215e36 \"hrtimer: Move unmarked hrtimers to soft interrupt expiry on RT\", 5.4), held until the final poll's local_bh_enable(). Only the watchdog's timing is modelled, not the rest of PREEMPT_RT",
+   bind<&S::napi, &NapiSection::watchdog_in_softirq>()},
   {"napi.busy_poll_budget", V::integer, 1, 65'535, "frames", "8", "",
    "BUSY_POLL_BUDGET = 8 (include/net/busy_poll.h); SO_BUSY_POLL_BUDGET is a u16", bind<&S::napi, &NapiSection::busy_poll_budget>()},
 

@@ -313,6 +313,30 @@ TEST(napi_context, from_58e2330bd455_busy_poll_stop_arms_the_timer_after_releasi
   EXPECT_EQ(c.counters().watchdog_swallowed, 0U);
 }
 
+TEST(napi_context, on_preempt_rt_a_watchdog_expiring_inside_the_final_poll_runs_after_it) {
+  // Before 58e2330bd455, on PREEMPT_RT: the soft expiry waits for local_bh_enable(), when the
+  // full-budget release has cleared SCHED, so the watchdog polls instead of being lost.
+  const Duration gro = microseconds(20);
+  Config config = deferral(2, gro);
+  config.watchdog_in_softirq = true;
+  Context c{config};
+  ASSERT_TRUE(c.busy_poll_acquire(true));
+  c.busy_poll_begin(64);
+  c.busy_poll_end(kT0, 64);
+  EXPECT_EQ(c.busy_poll_stop(kT0, true), kT0 + gro);
+  c.final_poll_begin();
+  EXPECT_EQ(c.on_timer(kT0 + gro), std::nullopt);  // held, not lost
+  EXPECT_EQ(c.counters().watchdog_held, 1U);
+  EXPECT_EQ(c.counters().watchdog_swallowed, 0U);
+  EXPECT_EQ(c.timer(), kT0 + gro);
+  const Instant end = kT0 + microseconds(25);
+  const PollResult r = c.final_poll_end(end, 64);
+  EXPECT_EQ(r.arm_timer, end);  // run it now
+  EXPECT_EQ(c.counters().released_without_timer, 0U);
+  EXPECT_EQ(c.on_timer(end), Schedule::raised);
+  EXPECT_EQ(c.owner(), Owner::softirq);
+}
+
 TEST(napi_context, from_58e2330bd455_a_completing_final_poll_still_defers_through_the_driver) {
   // Below the budget napi_complete_done arms the timer itself (the count was reloaded), on either
   // side of the fix: the re-arm stays deferred.

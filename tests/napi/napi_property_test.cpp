@@ -60,6 +60,7 @@ struct Options {
   // ep_busy_loop since 1493c47fb140, 5.11) and relearns it only from a new ready event, which a
   // masked interrupt never produces: then nothing ever polls again.
   bool next_busy_poll = true;
+  bool preempt_rt = false;  // the watchdog expires in softirq (f5c2f0215e36)
 };
 
 struct Outcome {
@@ -94,6 +95,7 @@ RigConfig random_config(Rng& rng, const Options& options) {
   c.vector.latch_in_writeback_only = options.latch;
   c.driver.busy_poll_exit_swint = options.fix;
   c.napi.gro_timer_after_final_poll = options.timer_fix;  // draws nothing: same sequences
+  c.napi.watchdog_in_softirq = options.preempt_rt;
   if (pick(rng, 4) == 0) c.driver.adaptive = adaptive_itr::Config{};
   return c;
 }
@@ -360,6 +362,16 @@ TEST(napi_property,
 
 TEST(napi_property, from_58e2330bd455_the_window_is_gone_and_no_busy_poll_is_needed) {
   const Tally t = run_many(1, 20'000, Options{.timer_fix = true, .next_busy_poll = false});
+  EXPECT_EQ(t.first_failure, "");
+  EXPECT_EQ(t.window, 0U);
+  EXPECT_EQ(t.stranded, 0U);
+}
+
+// PREEMPT_RT closes the same window without the fix: the soft watchdog cannot expire inside the
+// final poll.
+TEST(napi_property, on_preempt_rt_the_window_is_closed_before_58e2330bd455_too) {
+  const Tally t =
+      run_many(1, 20'000, Options{.timer_fix = false, .next_busy_poll = false, .preempt_rt = true});
   EXPECT_EQ(t.first_failure, "");
   EXPECT_EQ(t.window, 0U);
   EXPECT_EQ(t.stranded, 0U);

@@ -72,6 +72,14 @@ struct Config {
   // true: in __busy_poll_stop after SCHED is cleared, on the full-budget path only (58e2330bd455
   // "net: napi: Avoid gro timer misfiring at end of busypoll": 7.1; stable 6.18.34, 7.0.11).
   bool gro_timer_after_final_poll = false;
+  // Where the watchdog expires. false: in hard interrupt context, so it can run while the busy
+  // poller's final poll holds SCHED. true: PREEMPT_RT, where an hrtimer not marked HARD (the
+  // NAPI timer: HRTIMER_MODE_REL_PINNED) expires in softirq (f5c2f0215e36, Linux 5.4), which
+  // cannot run inside busy_poll_stop (bottom halves off from before its hrtimer_start to after
+  // __busy_poll_stop): by then SCHED is clear, so the window 58e2330bd455 closed does not open.
+  // Only the watchdog's timing is modelled, not the rest of PREEMPT_RT (threaded hard interrupts,
+  // priorities).
+  bool watchdog_in_softirq = false;
 };
 
 // The first violation, keyed by the setting's name: "weight" outside 1..65535,
@@ -143,6 +151,8 @@ struct Counters {
   // ... masked releases with no timer pending: the window 58e2330bd455 closed. Nothing but
   // another busy poll will look at the queue again.
   std::uint64_t released_without_timer = 0;
+  // Soft watchdog expiries (PREEMPT_RT) held until busy_poll_stop's final poll ended.
+  std::uint64_t watchdog_held = 0;
 };
 
 // ---- the context ----------------------------------------------------------------------------
@@ -227,6 +237,8 @@ class Context {
   // __napi_schedule: the softirq takes the context.
   void hand_to_softirq();
   void arm_timer(Instant at, PollResult* result);
+  // Config::watchdog_in_softirq: a due timer held during the final poll is handed back to run now.
+  void run_held_watchdog(Instant now, PollResult& result);
   // Marks a poll of `kind` running with `budget`, counted in `counter`; returns the budget.
   int start_poll(Poller kind, int budget, std::uint64_t& counter);
   // Ends the running poll of `kind`. Below the budget the driver completes (napi_complete_done)

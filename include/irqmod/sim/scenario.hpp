@@ -245,6 +245,7 @@ struct NapiSection {
   bool prefer_busy_poll{};            // napi.prefer_busy_poll
   bool epoll_prefer_busy_loop{};      // napi.epoll-prefer-busy-loop: Linux 6.13's ep_busy_loop_on
   bool gro_timer_after_final_poll{};  // napi.gro-timer-after-final-poll: 58e2330bd455
+  bool watchdog_in_softirq{};         // napi.watchdog-in-softirq: PREEMPT_RT's soft expiry
   std::uint32_t busy_poll_budget{};   // napi.busy_poll_budget
   friend bool operator==(const NapiSection&, const NapiSection&) = default;
 };
