@@ -15,6 +15,17 @@ Config deferral(std::uint32_t defer, Duration gro) {
   return c;
 }
 
+// A busy poller that prefers busy polling takes the context, polls `work` of `budget` once and
+// stops; the final poll is running. Returns what busy_poll_stop armed.
+std::optional<Instant> into_final_poll(Context& c, int budget, int work) {
+  EXPECT_TRUE(c.busy_poll_acquire(true));
+  c.busy_poll_begin(budget);
+  c.busy_poll_end(kT0, work);
+  const std::optional<Instant> armed = c.busy_poll_stop(kT0, true);
+  c.final_poll_begin();
+  return armed;
+}
+
 // A softirq poll that cleans `work` descriptors.
 PollResult softirq_poll(Context& c, Instant now, int work) {
   c.softirq_poll_begin();
@@ -295,12 +306,8 @@ TEST(napi_context, from_58e2330bd455_busy_poll_stop_arms_the_timer_after_releasi
   Config config = deferral(2, gro);
   config.gro_timer_after_final_poll = true;
   Context c{config};
-  ASSERT_TRUE(c.busy_poll_acquire(true));
-  c.busy_poll_begin(64);
-  c.busy_poll_end(kT0, 64);
-  EXPECT_EQ(c.busy_poll_stop(kT0, true), std::nullopt);
+  EXPECT_EQ(into_final_poll(c, 64, 64), std::nullopt);
   EXPECT_FALSE(c.timer());
-  c.final_poll_begin();
   const Instant end = kT0 + microseconds(25);
   const PollResult r = c.final_poll_end(end, 64);
   EXPECT_EQ(r.completion, Completion::not_called);
@@ -320,11 +327,7 @@ TEST(napi_context, on_preempt_rt_a_watchdog_expiring_inside_the_final_poll_runs_
   Config config = deferral(2, gro);
   config.watchdog_in_softirq = true;
   Context c{config};
-  ASSERT_TRUE(c.busy_poll_acquire(true));
-  c.busy_poll_begin(64);
-  c.busy_poll_end(kT0, 64);
-  EXPECT_EQ(c.busy_poll_stop(kT0, true), kT0 + gro);
-  c.final_poll_begin();
+  EXPECT_EQ(into_final_poll(c, 64, 64), kT0 + gro);
   EXPECT_EQ(c.on_timer(kT0 + gro), std::nullopt);  // held, not lost
   EXPECT_EQ(c.counters().watchdog_held, 1U);
   EXPECT_EQ(c.counters().watchdog_swallowed, 0U);
@@ -346,11 +349,7 @@ TEST(napi_context, from_58e2330bd455_a_completing_final_poll_still_defers_throug
     Config config = deferral(2, gro);
     config.gro_timer_after_final_poll = fixed;
     Context c{config};
-    ASSERT_TRUE(c.busy_poll_acquire(true));
-    c.busy_poll_begin(8);
-    c.busy_poll_end(kT0, 3);
-    c.busy_poll_stop(kT0, true);
-    c.final_poll_begin();
+    into_final_poll(c, 8, 3);
     const PollResult r = c.final_poll_end(kT0 + microseconds(1), 3);
     EXPECT_EQ(r.completion, Completion::keep_masked);
     EXPECT_EQ(c.timer(), kT0 + microseconds(1) + gro);
