@@ -91,6 +91,17 @@ constexpr KernelBehaviour kBehaviours[] = {
      "",
      {},
      "cpu.app-wait=epoll"},
+    // row 9: user net_dim profiles through ethtool netlink (ETHTOOL_A_COALESCE_RX_PROFILE);
+    // the research corrects the remembered 6.12 (net-next 26 Jun 2024, before v6.10's release).
+    // Drivers opt in (virtio-net in the series; whether i40e/ice do is UNKNOWN, research item 8).
+    {K::feature, "nic.rx-profile", "",
+     "net_dim's Rx profile table set by the user (ethtool -C "
+     "rx-profile)",
+     "", "", "f750dfe825b9", "ethtool: provide customized dim profile management", v(6, 11), ""},
+    {K::feature, "nic.tx-profile", "",
+     "net_dim's Tx profile table set by the user (ethtool -C "
+     "tx-profile)",
+     "", "", "f750dfe825b9", "ethtool: provide customized dim profile management", v(6, 11), ""},
     // row 8b
     {K::feature, "napi.irq_suspend_timeout", "", "IRQ suspension (netdev netlink napi-set)", "", "",
      "5dc51ec86df6", "net: Add napi_struct parameter irq_suspend_timeout", v(6, 13), ""},

@@ -424,12 +424,13 @@ std::optional<Error> check_kernel_features(const Scenario& s) {
     const KeySpec* spec = find_key(b.key);
     if (!spec || spec->binding.load(s, 0) == spec->binding.load(defaults, 0)) continue;
     const std::string scope = b.when.empty() ? "" : " with " + std::string(b.when);
-    return Error{std::string(b.key), "kernel = \"" + s.kernel + "\" does not have it" + scope +
-                                         ": Linux " + napi::to_string(b.release) + " added it (" +
-                                         std::string(b.commit) + " \"" + std::string(b.title) +
-                                         "\"); allowed: the default (" +
-                                         std::string(spec->default_value) + "), or kernel = \"" +
-                                         napi::to_string(b.release) + "\" or later"};
+    return Error{std::string(b.key),
+                 "kernel = \"" + s.kernel + "\" does not have it" + scope + ": Linux " +
+                     napi::to_string(b.release) + " added it (" + std::string(b.commit) + " \"" +
+                     std::string(b.title) + "\"); allowed: the default (" +
+                     (spec->default_value.empty() ? std::string("empty")
+                                                  : std::string(spec->default_value)) +
+                     "), or kernel = \"" + napi::to_string(b.release) + "\" or later"};
   }
   return std::nullopt;
 }
