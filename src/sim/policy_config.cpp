@@ -101,6 +101,7 @@ napi::VectorConfig vector_config(const Scenario& s) {
 napi::DriverConfig driver_config(const Scenario& s) {
   napi::DriverConfig c;
   c.busy_poll_exit_swint = s.nic.busy_poll_exit_swint;
+  c.off_affinity_force_wb = s.nic.off_affinity_force_wb;
   if (s.nic.moderation == Moderation::adaptive_itr) c.adaptive = adaptive_itr_config(s);
   return c;
 }

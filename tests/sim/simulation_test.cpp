@@ -698,6 +698,34 @@ TEST(simulation, a_user_dim_profile_is_refused_where_no_net_dim_runs_or_ill_form
             std::string::npos);
 }
 
+// nic.off-affinity-force-wb: a busy poller on core 1 facing more than it can take (2 Mpps) uses
+// its budget; i40e_napi_poll on a core outside the vector's affinity (core 0) then forces a
+// write-back interrupt, and core 0's softirq takes the queue over: two cores clean. Without the
+// branch core 0 stays idle and the busy poller alone cleans.
+TEST(simulation, i40e_moves_a_full_busy_poll_off_affinity_to_the_vectors_core) {
+  const std::string text = std::string(kCosts) + R"(cores = 2
+irq-cores = "0"
+app-core = 1
+[scenario]
+duration = "5ms"
+[traffic]
+kind = "constant"
+rate = 2000000
+size = 64
+[nic]
+moderation = "itr"
+[napi]
+busy_read = 50
+busy_poll_budget = 64
+)";
+  const RunReport branch = run(load(text));
+  const RunReport without = run(load(text, {"nic.off-affinity-force-wb=false"}));
+  EXPECT_GT(branch.cores[0].polls, 10u);
+  EXPECT_LT(5 * without.cores[0].polls, branch.cores[0].polls);
+  EXPECT_GT(branch.queues[0].rx_cleaned, without.queues[0].rx_cleaned);
+  EXPECT_TRUE(branch.conservation.ok());
+}
+
 TEST(simulation, a_refill_done_by_the_cpu_costs_poll_time_and_starves_the_ring_when_slow) {
   // 1 Mpps into one queue on its own core: the poll refills what it cleaned. At 200 ns per buffer
   // the core keeps up; at 2 us per buffer the refill is the bottleneck and frames find no buffer.

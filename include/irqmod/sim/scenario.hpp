@@ -210,6 +210,7 @@ struct NicSection {
   std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
   bool adaptive_rx{};               // nic.adaptive-rx
   bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
+  bool off_affinity_force_wb{};     // nic.off-affinity-force-wb: i40e_napi_poll's branch
   std::string rx_profile;           // nic.rx-profile: net_dim's Rx table, ethtool syntax
   std::string tx_profile;           // nic.tx-profile: net_dim's Tx table
   std::uint32_t tx_usecs{};         // nic.tx-usecs

@@ -143,6 +143,11 @@ class QueueVector {
   int work(const Scan& scan, int budget) const {
     return scan.tx_finished && !scan.refill_failed ? scan.rx : budget;
   }
+  // What the driver returns to NAPI for that poll on `core`: i40e's off-affinity branch turns a
+  // full budget on a core other than the vector's into budget - 1 (napi::Driver::poll_return).
+  int poll_return(const Scan& scan, int budget, const Core& core) {
+    return driver_.poll_return(work(scan, budget), budget, core.index() == irq_core_);
+  }
   // After any poll of `core`: the driver's completion, the NAPI timer, net_dim's samples, the
   // interrupt re-enabled or not, delivery to the sockets.
   void complete(const napi::PollResult& result, Core& core);
