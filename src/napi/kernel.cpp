@@ -54,9 +54,18 @@ constexpr KernelBehaviour kBehaviours[] = {
      "a software interrupt when a busy poll exits", "false", "true", "b7306b42beaf",
      "ice: manage interrupts during poll exit", v(5, 13), ""},
     // row 4c
-    {K::switch_value, "nic.swint-itr", "ice",
-     "the busy-poll-exit software interrupt throttled to 20K/s (ITR index 2)", "0", "50us",
-     "23be7075b318", "ice: fix software generating extra interrupts", v(5, 16), ""},
+    {K::switch_value,
+     "nic.swint-itr",
+     "ice",
+     "the busy-poll-exit software interrupt throttled to 20K/s (ITR index 2)",
+     "0",
+     "50us",
+     "23be7075b318",
+     "ice: fix software generating extra interrupts",
+     v(5, 16),
+     "",
+     {},
+     "nic.busy-poll-exit-swint=true"},
     // row 4a: seed 000's fix, throttled by I40E_ITR_20K from the start.
     {K::switch_value, "nic.busy-poll-exit-swint", "i40e",
      "a software interrupt when a busy poll exits (seed 000's fix)", "false", "true",
@@ -179,8 +188,8 @@ std::span<const KernelBehaviour> kernel_behaviours() {
   return kBehaviours;
 }
 
-bool applies_to_model(const KernelBehaviour& behaviour) {
-  return behaviour.driver.empty() || behaviour.driver == kModelledDriver;
+bool applies_to_driver(const KernelBehaviour& behaviour, std::string_view driver) {
+  return behaviour.driver.empty() || behaviour.driver == driver;
 }
 
 bool has_commit(const KernelBehaviour& behaviour, KernelVersion version) {

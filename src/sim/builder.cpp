@@ -148,7 +148,10 @@ std::vector<KernelSetting> kernel_settings(const Scenario& s) {
   const auto version = napi::parse_kernel_version(s.kernel);
   if (!version) return settings;  // checked when the scenario was loaded
   for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
-    if (b.kind != napi::BehaviourKind::switch_value || !napi::applies_to_model(b)) continue;
+    if (b.kind != napi::BehaviourKind::switch_value ||
+        !napi::applies_to_driver(b, to_string(s.nic.driver)) ||
+        (!b.when.empty() && !kernel_condition_holds(b.when, s)))
+      continue;
     const KeySpec* spec = find_key(b.key);
     if (!spec) continue;
     const Value value = spec->binding.load(s, 0);
@@ -180,6 +183,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   report.scenario = s.scenario.name;
   report.seed = s.scenario.seed;
   report.kernel = s.kernel;
+  report.kernel_driver = std::string(to_string(s.nic.driver));
   if (!s.kernel.empty()) report.kernel_settings = kernel_settings(s);
   report.sim_time = s.scenario.duration;
   const bool router = nic.ports == 2;

@@ -227,9 +227,8 @@ void write_text(std::ostream& out, const RunReport& r) {
   if (r.wall_ns >= 0) out << ", wall " << format_usec(r.wall_ns) << " us";
   out << "\n";
   if (!r.kernel.empty()) {
-    // The NIC model is i40e's: kernel_behaviours()' ice rows are listed by kernel-diff, not
-    // applied.
-    out << "kernel " << r.kernel << " (core and i40e behaviours; ice's are not applied):\n";
+    // The core rows and nic.driver's (irqmod kernel-diff lists every driver's).
+    out << "kernel " << r.kernel << " (core and " << r.kernel_driver << " behaviours):\n";
     for (const KernelSetting& k : r.kernel_settings) {
       out << "  " << k.key << " = " << k.value << "  ";
       if (k.by_scenario) out << "set by the scenario; kernel " << r.kernel << " is ";
@@ -427,6 +426,7 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.key("kernel");
     json.begin_object();
     json.field("version", r.kernel);
+    json.field("driver", r.kernel_driver);
     json.key("switches");
     json.begin_array();
     for (const KernelSetting& k : r.kernel_settings) {

@@ -32,6 +32,16 @@ std::string Diagnostic::what() const {
   return out + error.what();
 }
 
+// A kernel row's condition, "KEY=VALUE": whether the scenario's KEY has that value.
+bool kernel_condition_holds(std::string_view condition, const Scenario& s) {
+  const std::size_t eq = condition.find('=');
+  const KeySpec* spec = find_key(condition.substr(0, eq));
+  assert(spec != nullptr && eq != std::string_view::npos && "a kernel row's `when` names a key");
+  const auto value = detail::parse_text(*spec, condition.substr(eq + 1));
+  assert(value.ok() && "a kernel row's `when` has a valid value");
+  return spec->binding.load(s, 0) == value.value();
+}
+
 namespace {
 
 using namespace detail;
@@ -384,14 +394,31 @@ std::optional<Diagnostic> read_top_level(const toml::table& root,
   return std::nullopt;
 }
 
-// Sets every kernel switch the model applies to its value on `text`'s release
+// nic.driver as --set or the file gives it, read before the file's keys are applied because it
+// decides which kernel rows apply; a value that is not a driver is left for the file's own
+// check to refuse (the default is used meanwhile).
+std::string_view kernel_driver(const toml::table& root, std::span<const std::string> overrides) {
+  std::optional<std::string> text = top_level_override(overrides, "nic.driver");
+  if (!text) {
+    if (const auto* node = root.at_path("nic.driver").as_string()) text = node->get();
+  }
+  for (const NicDriver d : {NicDriver::i40e, NicDriver::ice}) {
+    if (text && *text == to_string(d)) return to_string(d);
+  }
+  return napi::kDefaultDriver;
+}
+
+// Sets every kernel switch of the core and of `driver` to its value on `text`'s release
 // (irqmod/napi/kernel.hpp); the file's own keys and --set come after, so an explicit key wins.
-std::optional<Diagnostic> apply_kernel(std::string_view text, const std::string& file,
-                                       std::uint32_t line, Scenario& scenario) {
+std::optional<Diagnostic> apply_kernel(std::string_view text, std::string_view driver,
+                                       const std::string& file, std::uint32_t line,
+                                       Scenario& scenario) {
   const auto version = napi::parse_kernel_version(text);
   if (!version) return Diagnostic{file, line, version.error()};
   for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
-    if (b.kind != napi::BehaviourKind::switch_value || !napi::applies_to_model(b)) continue;
+    if (b.kind != napi::BehaviourKind::switch_value || !napi::applies_to_driver(b, driver))
+      continue;
+    if (!b.when.empty() && !kernel_condition_holds(b.when, scenario)) continue;
     const KeySpec* spec = find_key(b.key);
     const auto value = spec ? parse_text(*spec, napi::value_on(b, *version))
                             : Expected<Value>(Error{std::string(b.key), "not a scenario key"});
@@ -402,16 +429,6 @@ std::optional<Diagnostic> apply_kernel(std::string_view text, const std::string&
   return std::nullopt;
 }
 
-// A kernel row's condition, "KEY=VALUE": whether the scenario's KEY has that value.
-bool holds(std::string_view condition, const Scenario& s) {
-  const std::size_t eq = condition.find('=');
-  const KeySpec* spec = find_key(condition.substr(0, eq));
-  assert(spec != nullptr && eq != std::string_view::npos && "a kernel row's `when` names a key");
-  const auto value = parse_text(*spec, condition.substr(eq + 1));
-  assert(value.ok() && "a kernel row's `when` has a valid value");
-  return spec->binding.load(s, 0) == value.value();
-}
-
 // A key whose feature the scenario's kernel does not have, set to something but its default.
 std::optional<Error> check_kernel_features(const Scenario& s) {
   if (s.kernel.empty()) return std::nullopt;
@@ -420,7 +437,7 @@ std::optional<Error> check_kernel_features(const Scenario& s) {
   const Scenario defaults = default_scenario();
   for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
     if (b.kind != napi::BehaviourKind::feature || napi::has_commit(b, *version)) continue;
-    if (!b.when.empty() && !holds(b.when, s)) continue;
+    if (!b.when.empty() && !kernel_condition_holds(b.when, s)) continue;
     const KeySpec* spec = find_key(b.key);
     if (!spec || spec->binding.load(s, 0) == spec->binding.load(defaults, 0)) continue;
     const std::string scope = b.when.empty() ? "" : " with " + std::string(b.when);
@@ -822,6 +839,10 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   return std::nullopt;
 }
 
+std::string_view to_string(NicDriver driver) {
+  return driver == NicDriver::ice ? "ice" : "i40e";
+}
+
 LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
                               std::span<const std::string> overrides) {
   const std::string file(file_name);
@@ -841,7 +862,9 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
     if (auto d = apply_platform(*platform.value, file, platform.line, scenario)) return *d;
   }
   if (kernel.value) {
-    if (auto d = apply_kernel(*kernel.value, file, kernel.line, scenario)) return *d;
+    if (auto d = apply_kernel(*kernel.value, kernel_driver(*root, overrides), file, kernel.line,
+                              scenario))
+      return *d;
   }
   if (auto d = apply_file(*root, file, false, scenario, lines)) return *d;
   for (const std::string& assignment : overrides) {

@@ -158,11 +158,14 @@ TEST(kernel, a_behaviour_differs_between_releases_on_either_side_of_its_commit) 
   EXPECT_FALSE(differs(epoll, version("5.10"), version("6.12")));
 }
 
-TEST(kernel, the_model_takes_the_core_rows_and_i40es_not_ices) {
-  EXPECT_TRUE(applies_to_model(row("napi.epoll-prefer-busy-loop", "")));
-  EXPECT_TRUE(applies_to_model(row("nic.busy-poll-exit-swint", "i40e")));
-  EXPECT_FALSE(applies_to_model(row("nic.busy-poll-exit-swint", "ice")));
-  EXPECT_FALSE(applies_to_model(row("nic.swint-itr", "ice")));
+TEST(kernel, a_driver_takes_the_core_rows_and_its_own) {
+  EXPECT_TRUE(applies_to_driver(row("napi.epoll-prefer-busy-loop", ""), "i40e"));
+  EXPECT_TRUE(applies_to_driver(row("napi.epoll-prefer-busy-loop", ""), "ice"));
+  EXPECT_TRUE(applies_to_driver(row("nic.busy-poll-exit-swint", "i40e"), kDefaultDriver));
+  EXPECT_FALSE(applies_to_driver(row("nic.busy-poll-exit-swint", "ice"), kDefaultDriver));
+  EXPECT_FALSE(applies_to_driver(row("nic.swint-itr", "ice"), "i40e"));
+  EXPECT_TRUE(applies_to_driver(row("nic.swint-itr", "ice"), "ice"));
+  EXPECT_FALSE(applies_to_driver(row("nic.busy-poll-exit-swint", "i40e"), "ice"));
 }
 
 }  // namespace

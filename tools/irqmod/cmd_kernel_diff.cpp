@@ -40,10 +40,9 @@ void print_text(KernelVersion a, KernelVersion b, const std::vector<const Kernel
     std::printf("  %-5s %-46s %-26s %s \"%.*s\"\n", napi::to_string(row->release).c_str(),
                 key_text(*row).c_str(), change.c_str(), std::string(row->commit).c_str(),
                 static_cast<int>(row->title.size()), row->title.data());
-    const std::string note = napi::applies_to_model(*row)
-                                 ? ""
-                                 : " (not applied by `kernel`: the NIC model is " +
-                                       std::string(napi::kModelledDriver) + "'s)";
+    const std::string note = row->driver.empty() ? ""
+                                                 : " (applied by `kernel` with nic.driver = \"" +
+                                                       std::string(row->driver) + "\")";
     std::printf("        %.*s%s\n", static_cast<int>(row->what.size()), row->what.data(),
                 note.c_str());
     if (!row->backports.empty()) {
@@ -73,7 +72,8 @@ void print_json(KernelVersion a, KernelVersion b, const std::vector<const Kernel
     json.field("title", row->title);
     json.field("release", napi::to_string(row->release));
     json.field("stable", row->backports);
-    json.field("applied_by_kernel_key", napi::applies_to_model(*row));
+    json.field("applied_by_kernel_key_with_driver",
+               row->driver.empty() ? std::string("any") : std::string(row->driver));
     json.end_object();
   }
   json.end_array();

@@ -54,19 +54,21 @@ struct KernelBehaviour {
   // Stable releases confirmed to carry it (a release announcement or its shortlog): a version
   // of the same MAJOR.MINOR line at or above one of these has the behaviour too.
   std::span<const KernelVersion> stable = {};
-  // A feature that exists only for some scenarios, as "KEY=VALUE" of another scenario key
-  // ("cpu.app-wait=epoll": epoll's own busy-poll parameters); "" = always.
+  // Where the row applies, as "KEY=VALUE" of another scenario key; "" = always. A feature with
+  // one exists only for such scenarios ("cpu.app-wait=epoll": epoll's own busy-poll
+  // parameters); a switch with one is set only where it holds once the earlier rows are applied
+  // (ice's throttle only where its software interrupt exists).
   std::string_view when = {};
 };
 
 // Every behaviour, in the order of the first release.
 std::span<const KernelBehaviour> kernel_behaviours();
 
-// The simulator's NIC model is i40e (its defaults are i40e's: I40E_ITR_20K, the swint on ITR
-// index 2): a kernel version applies the core rows and this driver's; other drivers' rows are
-// listed (kernel-diff) but their keys are set by hand.
-inline constexpr std::string_view kModelledDriver = "i40e";
-bool applies_to_model(const KernelBehaviour& behaviour);
+// The drivers with rows here. The simulator's Intel vector model serves both (its defaults are
+// i40e's: I40E_ITR_20K, the software interrupt on ITR index 2); a scenario picks whose rows
+// `kernel` applies (nic.driver, i40e by default). Core rows apply to every driver.
+inline constexpr std::string_view kDefaultDriver = "i40e";
+bool applies_to_driver(const KernelBehaviour& behaviour, std::string_view driver);
 
 // Whether `version` has the behaviour's commit: from its mainline release on, or in a stable
 // line from the confirmed stable release on (`stable`). A backport only mentioned in `backports`

@@ -254,6 +254,7 @@ struct RunReport {
   std::optional<PingReport> ping;                   // a "ping" flow only
   std::optional<StorageCounters> storage;           // [storage] drives > 0 only
   std::string kernel;                               // the scenario's `kernel`; empty: not set
+  std::string kernel_driver;                        // nic.driver: whose rows it applied
   std::vector<KernelSetting> kernel_settings;       // its switches, when set
 };
 

@@ -184,6 +184,10 @@ struct TrafficSection {
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 
+// nic.driver: the Intel driver whose version-dependent behaviours `kernel` applies.
+enum class NicDriver : std::uint8_t { i40e, ice };
+std::string_view to_string(NicDriver driver);
+
 struct NicSection {
   std::uint32_t ports{};            // nic.ports: 1, or 2 for a router (in on 0, out on 1)
   std::uint32_t queues{};           // nic.queues: Rx/Tx queue pairs per port
@@ -210,6 +214,7 @@ struct NicSection {
   std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
   bool adaptive_rx{};               // nic.adaptive-rx
   bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
+  NicDriver driver{};               // nic.driver: whose kernel rows `kernel` applies
   bool off_affinity_force_wb{};     // nic.off-affinity-force-wb: i40e_napi_poll's branch
   std::string rx_profile;           // nic.rx-profile: net_dim's Rx table, ethtool syntax
   std::string tx_profile;           // nic.tx-profile: net_dim's Tx table
@@ -395,6 +400,9 @@ struct KeySpec {
 std::span<const KeySpec> schema();
 // The key named `dotted`, or nullptr.
 const KeySpec* find_key(std::string_view dotted);
+// A kernel row's condition (napi::KernelBehaviour::when), "KEY=VALUE": whether `scenario`'s KEY
+// has that value. Precondition: KEY is a key and VALUE one of its values (a test checks the table).
+bool kernel_condition_holds(std::string_view condition, const Scenario& scenario);
 
 // The tables that repeat: [[flow]] entries take the [traffic] keys, [[thread]] entries the
 // thread.* keys. A dotted key of an entry is "flow.<n>.<key>" / "thread.<n>.<key>".
