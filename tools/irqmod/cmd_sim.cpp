@@ -276,8 +276,9 @@ int run_suite(const RunArgs& args) {
     }
     json = std::move(opened).value();
   }
-  std::printf("%-36s %9s %10s %8s %9s %9s %10s %11s %6s %8s %5s\n", "scenario", "sim s", "events",
-              "wall s", "p50 us", "p99 us", "max us", "irq/s", "cpu %", "drops", "ok");
+  std::printf("%-36s %9s %10s %8s %9s %9s %10s %11s %6s %14s %9s\n", "scenario", "sim s", "events",
+              "wall s", "p50 us", "p99 us", "max us", "irq/s", "cpu %", "dropped frames",
+              "conserved");
   int status = kExitOk;
   std::vector<sim::RunReport> reports;
   std::vector<RowResult> rows;
@@ -325,7 +326,7 @@ int run_suite(const RunArgs& args) {
     const auto usec = [&](std::int64_t ns) {
       return r.latency.count() ? fixed(static_cast<double>(ns) / 1000.0, 2) : std::string("-");
     };
-    std::printf("%-36s %9.3f %10llu %8.3f %9s %9s %10s %11.0f %6.1f %8llu %5s\n", name.c_str(),
+    std::printf("%-36s %9.3f %10llu %8.3f %9s %9s %10s %11.0f %6.1f %14llu %9s\n", name.c_str(),
                 sim_s, static_cast<unsigned long long>(r.events),
                 static_cast<double>(wall.count()) / 1e9, usec(r.latency.percentile(50'000)).c_str(),
                 usec(r.latency.percentile(99'000)).c_str(), usec(r.latency.max()).c_str(),
