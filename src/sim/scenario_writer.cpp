@@ -115,15 +115,43 @@ std::string integer_bound(std::int64_t v) {
   return std::to_string(v);
 }
 
-// The range column: bounds as the loader's messages write them, or the choices.
+// A duration bound in the largest unit that holds it exactly ("1 h", "60 us"); 0 in the key's
+// unit; a C type's limit of the key's unit by name ("(2^31-1) us").
+std::string duration_bound(const KeySpec& spec, std::int64_t ns) {
+  const std::int64_t key_unit = duration_unit_ns(spec.unit).value_or(1);
+  if (ns == 0) return "0 " + std::string(spec.unit);
+  if (ns % key_unit == 0 && integer_bound(ns / key_unit).find('^') != std::string::npos)
+    return "(" + integer_bound(ns / key_unit) + ") " + std::string(spec.unit);
+  constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {
+      {3'600'000'000'000, "h"}, {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+  for (const auto& [unit, name] : kUnits) {
+    if (ns % unit == 0) return std::to_string(ns / unit) + " " + std::string(name);
+  }
+  return std::to_string(ns) + " ns";
+}
+
+// A bit rate bound in the largest unit that holds it exactly ("800 Gbit/s").
+std::string bitrate_bound(std::int64_t bps) {
+  constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {{1'000'000'000'000, "Tbit/s"},
+                                                                  {1'000'000'000, "Gbit/s"},
+                                                                  {1'000'000, "Mbit/s"},
+                                                                  {1'000, "kbit/s"}};
+  for (const auto& [unit, name] : kUnits) {
+    if (bps != 0 && bps % unit == 0) return std::to_string(bps / unit) + " " + std::string(name);
+  }
+  return std::to_string(bps) + " bit/s";
+}
+
+// The range column: the bounds the loader checks, or the choices.
 std::string range_text(const KeySpec& spec) {
   switch (spec.kind) {
     case ValueKind::integer:
       return integer_bound(spec.min) + " .. " + integer_bound(spec.max);
     case ValueKind::duration:
-    case ValueKind::bitrate:
     case ValueKind::distribution:
-      return bound_text(spec, spec.min) + " .. " + bound_text(spec, spec.max);
+      return duration_bound(spec, spec.min) + " .. " + duration_bound(spec, spec.max);
+    case ValueKind::bitrate:
+      return bitrate_bound(spec.min) + " .. " + bitrate_bound(spec.max);
     case ValueKind::choice: {
       std::string out;
       for (const std::string_view c : choices_of(spec))
