@@ -16,13 +16,6 @@ constexpr const char* kKeysTopic = "keys";
 constexpr const char* kExitTopic = "exit-status";
 constexpr const char* kAllTopic = "all";
 
-std::string command_names(const CLI::App& app) {
-  std::string names;
-  for (const CLI::App* sub : app.get_subcommands(nullptr))
-    names += (names.empty() ? "" : ", ") + sub->get_name();
-  return names;
-}
-
 // The help of `path` ("lab up"), as `irqmod lab up --help` prints it, or nullptr.
 const CLI::App* find_command(const CLI::App& app, const std::vector<std::string>& path) {
   const CLI::App* at = &app;
@@ -37,9 +30,15 @@ const CLI::App* find_command(const CLI::App& app, const std::vector<std::string>
   return at;
 }
 
+// `app`'s own help: App::help() would hand over to the command being run, which is `help`.
+std::string own_help(const CLI::App& app, const std::string& prefix) {
+  const std::string path = prefix.empty() ? app.get_name() : prefix + " " + app.get_name();
+  return app.get_formatter()->make_help(&app, path, CLI::AppFormatMode::Normal);
+}
+
 // Every command and subcommand's help, depth first: the manual in one text.
 void print_all(const CLI::App& app, const std::string& prefix) {
-  std::cout << app.help(prefix) << "\n";
+  std::cout << own_help(app, prefix) << "\n";
   const std::string path = prefix.empty() ? app.get_name() : prefix + " " + app.get_name();
   for (const CLI::App* sub : app.get_subcommands(nullptr)) {
     if (sub->get_name() != "help") print_all(*sub, path);
@@ -47,6 +46,13 @@ void print_all(const CLI::App& app, const std::string& prefix) {
 }
 
 }  // namespace
+
+std::string command_names(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands(nullptr))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
 
 std::string exit_status_text() {
   return "Exit status (every command):\n"
@@ -75,7 +81,7 @@ void add_help_command(CLI::App& app, int& status) {
     status = kExitOk;
     const std::vector<std::string>& topic = args->topic;
     if (topic.empty()) {
-      std::cout << app.help() << "\n";
+      std::cout << own_help(app, "") << "\n";
       return;
     }
     if (topic.size() == 1 && topic[0] == kKeysTopic) {
@@ -112,7 +118,7 @@ void add_help_command(CLI::App& app, int& status) {
     std::string parents = app.get_name();
     for (std::size_t i = 0; i + 1 < topic.size(); ++i)
       parents += " " + topic[i];
-    std::cout << command->help(parents);
+    std::cout << own_help(*command, parents);
   });
 }
 

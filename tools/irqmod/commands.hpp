@@ -12,6 +12,8 @@ namespace irqmod::cli {
 
 // The exit statuses, as `irqmod --help` and `irqmod help exit-status` print them.
 std::string exit_status_text();
+// The commands registered on `app`, in order: "demo, dim-replay, ...".
+std::string command_names(const CLI::App& app);
 
 // For commands that talk to the system (lab, napi, top): an Error keyed by a flag ("--queues")
 // is the user's input, exit 2; any other is the system's (no root, a refused call), exit 1.

@@ -19,13 +19,6 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   return argv[1];
 }
 
-std::string command_names(const CLI::App& app) {
-  std::string names;
-  for (const CLI::App* sub : app.get_subcommands(nullptr))
-    names += (names.empty() ? "" : ", ") + sub->get_name();
-  return names;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,13 +41,17 @@ int main(int argc, char** argv) {
   cli::add_napi_command(app, status);
   cli::add_top_command(app, status);
   cli::add_help_command(app, status);
+  for (CLI::App* command : app.get_subcommands(nullptr))
+    command->footer(
+        "Exit status: 0 success, 1 the run found a problem, 2 bad input, 3 results "
+        "not written (irqmod help exit-status)");
   if (const std::string word = unknown_command(app, argc, argv); !word.empty()) {
-    std::cerr << "irqmod: unknown command '" << word << "'; allowed: " << command_names(app)
+    std::cerr << "irqmod: unknown command '" << word << "'; allowed: " << cli::command_names(app)
               << " (irqmod help CMD)\n";
     return cli::kExitBadInput;
   }
   if (argc < 2) {
-    std::cerr << "irqmod: a command is required; allowed: " << command_names(app)
+    std::cerr << "irqmod: a command is required; allowed: " << cli::command_names(app)
               << " (irqmod --help)\n";
     return cli::kExitBadInput;
   }
