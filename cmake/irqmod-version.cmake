@@ -6,10 +6,18 @@ set(commit "${GIT_HASH}")
 if(commit STREQUAL "")
   find_package(Git QUIET)
   if(GIT_FOUND)
+    # The checkout must be irqmod's own: a tarball unpacked inside another repository (a
+    # packaging tree) would otherwise report that repository's commit.
+    execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" rev-parse --show-toplevel
+                    OUTPUT_VARIABLE top OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    file(REAL_PATH "${SOURCE_DIR}" source_real)
+    if(top)
+      file(REAL_PATH "${top}" top)
+    endif()
     execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
                     OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE
                     RESULT_VARIABLE failed ERROR_QUIET)
-    if(failed)
+    if(failed OR NOT top STREQUAL source_real)
       set(commit "")
     else()
       # Uncommitted changes to tracked files: say so, as `git describe --dirty` does.
