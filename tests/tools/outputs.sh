@@ -3,7 +3,8 @@
 # (exit status 3 when they cannot; a result file never left cut off or half-written).
 #   stdout-full       every command's standard output on a full disk (/dev/full) exits 3
 #   no-partial-file   a run that fails after its outputs were opened leaves no file, and an
-#                     existing file as it was; a run that succeeds leaves no temporary file
+#                     existing file as it was; a run that succeeds leaves no temporary file and
+#                     writes through a symbolic link, keeping it
 #   help-has-no-nul   no --help contains a NUL byte
 set -uo pipefail
 irqmod=$1; data=$2; case=$3
@@ -42,6 +43,9 @@ LIST
     "$irqmod" sim "$data/pingpong.toml" --json "$out" --csv "$dir/r.csv" --trace "$dir/r.trace" \
       >/dev/null || fail "the run failed"
     grep -q '"conservation"' "$out" || fail "$out is not the new report"
+    ln -s report.json "$dir/link.json"
+    "$irqmod" sim "$data/pingpong.toml" --json "$dir/link.json" >/dev/null || fail "the run failed"
+    [[ -L $dir/link.json ]] || fail "writing through a symbolic link replaced the link"
     leftovers=$(find "$dir" -name '*.tmp-*')
     [[ -z $leftovers ]] || fail "temporary files left: $leftovers"
     ;;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 namespace irqmod::cli {
@@ -25,8 +26,13 @@ Expected<std::unique_ptr<Output>> Output::open(const std::string& path, const st
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) return Error{flag, "'" + path + "' is a directory"};
   // Special files (a device, a FIFO) cannot be replaced by a rename: they are written in place.
-  if (!exists || S_ISREG(st.st_mode))
-    out->temporary_ = path + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
+  if (!exists || S_ISREG(st.st_mode)) {
+    // A symbolic link to a file: the file is replaced, the link kept.
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::canonical(path, ec);
+    out->target_ = exists && !ec ? target.string() : path;
+    out->temporary_ = out->target_ + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
+  }
   const std::string& name = out->temporary_.empty() ? path : out->temporary_;
   errno = 0;
   out->file_.open(name, std::ios::out | std::ios::trunc | std::ios::binary);
@@ -65,9 +71,9 @@ std::optional<Error> Output::commit() {
   if (flushed && !file_) err = errno;
   if (!flushed || !file_) return Error{flag_, "cannot write '" + path_ + "': " + reason(err)};
   if (!temporary_.empty()) {
-    if (std::rename(temporary_.c_str(), path_.c_str()) != 0)
+    if (std::rename(temporary_.c_str(), target_.c_str()) != 0)
       return Error{flag_,
-                   "cannot rename '" + temporary_ + "' to '" + path_ + "': " + reason(errno)};
+                   "cannot rename '" + temporary_ + "' to '" + target_ + "': " + reason(errno)};
     temporary_.clear();
   }
   return std::nullopt;

@@ -26,7 +26,8 @@ inline constexpr int kExitIoFailed = 3;   // results could not be written (a fil
 class Output {
  public:
   // Opens `path` for `flag` (the option that named it, "--json", used in errors). A regular file
-  // (or one that does not exist yet) is written as "<path>.tmp-<pid>" and renamed by commit();
+  // (or one that does not exist yet) is written as "<path>.tmp-<pid>" and renamed by commit()
+  // (a symbolic link's file is replaced, the link kept);
   // anything else (/dev/null, a FIFO, /dev/stdout) is written in place.
   static Expected<std::unique_ptr<Output>> open(const std::string& path, const std::string& flag);
 
@@ -46,6 +47,7 @@ class Output {
 
   std::string path_;       // as given; "-" is standard output
   std::string flag_;       // "--json"
+  std::string target_;     // the file renamed onto: path_, or the file a symbolic link names
   std::string temporary_;  // the name written until commit(); empty: written in place
   std::ofstream file_;
 };
