@@ -54,6 +54,9 @@ Error usecs_error(const Device& device, std::string_view value) {
   std::string message = "usecs " + std::string(value) + " is not allowed; " +
                         std::string(device.name) + " accepts " + range_text(device.usecs) + " us";
   if (device.family == Family::ice) message += ", even values only";
+  if (device.family == Family::ixgbe_82599)
+    message += " but 1 (ixgbe's dynamic ITR, not an interval)";
+  if (device.usecs.min == 0) message += "; 0 = no throttling, as ethtool -C rx-usecs 0";
   if (device.family == Family::e1000) message += " (0..4 select driver modes, not intervals)";
   return Error{"usecs", message + " (" + std::string(device.usecs_rule) + ")"};
 }

@@ -378,9 +378,12 @@ std::optional<Error> Server::State::open_sockets() {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(config.port);
   inet_pton(AF_INET, config.ip.c_str(), &addr.sin_addr);
-  if (bind(socket.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
-    return sys_error("--port", "cannot bind " + config.ip + ":" + std::to_string(config.port),
-                     errno);
+  if (bind(socket.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    // EADDRNOTAVAIL: no interface has the address; the port is then not at fault.
+    const int err = errno;
+    return sys_error(err == EADDRNOTAVAIL ? "--ip" : "--port",
+                     "cannot bind " + config.ip + ":" + std::to_string(config.port), err);
+  }
   if (tcp && listen(socket.get(), kListenBacklog) != 0)
     return sys_error("--port", "cannot listen", errno);
   socklen_t len = sizeof addr;

@@ -200,9 +200,15 @@ std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOpti
   const char* label = options.round_trip ? "rtt" : "latency";
   out += prefix + "====> avg-" + label + "=" + printf_string("%.3f", latency.mean() / 1000.0) +
          " (std-dev=" + printf_string("%.3f", latency.stddev() / 1000.0) + ")\n";
-  out += prefix + "# dropped messages = " + std::to_string(options.dropped) +
-         "; # duplicated messages = " + std::to_string(options.duplicated) +
-         "; # out-of-order messages = " + std::to_string(options.out_of_order) + "\n";
+  if (options.one_way) {
+    out += prefix +
+           "# dropped messages = n/a: one-way traffic, no message is answered (frames "
+           "dropped: see drops)\n";
+  } else {
+    out += prefix + "# dropped messages = " + std::to_string(options.dropped) +
+           "; # duplicated messages = " + std::to_string(options.duplicated) +
+           "; # out-of-order messages = " + std::to_string(options.out_of_order) + "\n";
+  }
   out += prefix + "Summary: " + (options.round_trip ? "Round trip" : "Latency") + " is " +
          printf_string("%.3f", latency.mean() / 1000.0) + " usec\n";
   out += prefix + "Total " + std::to_string(latency.count()) +

@@ -204,6 +204,17 @@ std::string file_stem(std::string_view file) {
   return std::filesystem::path(std::string(file)).stem().string();
 }
 
+// A file a scenario (or platform) file names, as seen from the current directory: a relative
+// name is relative to the directory of `file`, as a user reading that file expects; a name given
+// with --set stays relative to the current directory.
+std::string beside(std::string_view file, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path target(name);
+  const fs::path dir = fs::path(std::string(file)).parent_path();
+  if (name.empty() || target.is_absolute() || dir.empty()) return name;
+  return (dir / target).lexically_normal().string();
+}
+
 // Lines of the keys a file set, by dotted key ("nic.rx-usecs", "flow.2.rate"), to point the
 // cross-key checks' messages at them.
 using KeyLines = std::map<std::string, std::uint32_t, std::less<>>;
@@ -235,6 +246,7 @@ std::optional<Diagnostic> apply_table(const toml::table& table, const std::strin
       e.key = dotted;
       return Diagnostic{file, line_of(node) ? line_of(node) : line, e};
     }
+    if (spec->kind == ValueKind::path) value = Value{beside(file, std::get<std::string>(*value))};
     spec->binding.store(scenario, entry, value.value());
     lines[dotted] = line;
   }
@@ -514,10 +526,12 @@ std::optional<std::string_view> suggest_key(std::string_view unknown) {
   return closest(unknown, names);
 }
 
-std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view assignment) {
+std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view assignment,
+                                         std::string_view origin) {
+  const std::string from(origin);
   const std::size_t eq = assignment.find('=');
   if (eq == std::string_view::npos || eq == 0) {
-    return Diagnostic{"--set", 0,
+    return Diagnostic{from, 0,
                       Error{"", "'" + std::string(assignment) +
                                     "' is not key=value; allowed: a dotted key such as "
                                     "nic.rx-usecs=50"}};
@@ -537,7 +551,7 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
     if (e->entry == 0 || e->entry > count) {
       const std::string what = flow ? "[[flow]]" : "[[thread]]";
       return Diagnostic{
-          "--set", 0,
+          from, 0,
           Error{std::string(key),
                 "there is no " + what + " " + std::to_string(e->entry) + "; allowed: 1 to " +
                     std::to_string(count) + " (the scenario has " + std::to_string(count) + "; " +
@@ -546,18 +560,18 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
     spec = find_key(e->spec_name);
     entry = e->entry;
     if (!spec) {
-      return Diagnostic{"--set", 0, Error{std::string(key), unknown_key_message(e->spec_name)}};
+      return Diagnostic{from, 0, Error{std::string(key), unknown_key_message(e->spec_name)}};
     }
   } else {
     spec = find_key(key);
     if (spec && section_of(spec->name) == kThreadArray) spec = nullptr;  // needs an entry
-    if (!spec) return Diagnostic{"--set", 0, Error{std::string(key), unknown_key_message(key)}};
+    if (!spec) return Diagnostic{from, 0, Error{std::string(key), unknown_key_message(key)}};
   }
   auto value = parse_text(*spec, text);
   if (!value) {
     Error error = value.error();
     error.key = std::string(key);
-    return Diagnostic{"--set", 0, error};
+    return Diagnostic{from, 0, error};
   }
   spec->binding.store(scenario, entry, value.value());
   return std::nullopt;
@@ -880,6 +894,20 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
 }
 
 LoadResult load_scenario_file(const std::string& path, std::span<const std::string> overrides) {
+  namespace fs = std::filesystem;
+  // A directory opens and reads as empty, which would be the default scenario: refuse it, and
+  // anything else that is not a regular file (a FIFO would block, a device never end).
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec) return Diagnostic{path, 0, Error{"", "cannot read the file: " + ec.message()}};
+  if (fs::is_directory(status)) {
+    return Diagnostic{path, 0,
+                      Error{"", "is a directory; allowed: a scenario file (TOML), such as " +
+                                    (fs::path(path) / "<name>.toml").string() +
+                                    " (irqmod run --dir runs every one under a directory)"}};
+  }
+  if (!fs::is_regular_file(status))
+    return Diagnostic{path, 0, Error{"", "is not a regular file; allowed: a scenario file (TOML)"}};
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Diagnostic{path, 0,
@@ -887,6 +915,10 @@ LoadResult load_scenario_file(const std::string& path, std::span<const std::stri
   }
   std::ostringstream contents;
   contents << in.rdbuf();
+  if (in.bad()) {
+    return Diagnostic{path, 0,
+                      Error{"", std::string("cannot read the file: ") + std::strerror(errno)}};
+  }
   return load_scenario_text(contents.str(), path, overrides);
 }
 

@@ -107,7 +107,7 @@ const KeySpec kSchema[] = {
    "no default burst: on-off needs it set (0 is refused there)", bind<&S::traffic, &TrafficSection::on_time>()},
   {"traffic.off-time", V::duration, 0, kHour, "us", "0", "",
    "0: bursts back to back unless set", bind<&S::traffic, &TrafficSection::off_time>()},
-  {"traffic.pcap", V::text, 0, 0, "", "", "",
+  {"traffic.pcap", V::path, 0, 0, "", "", "",
    "no default capture: pcap needs it set", bind<&S::traffic, &TrafficSection::pcap>()},
   {"traffic.pcap-loop", V::boolean, 0, 1, "", "false", "",
    "a replay ends with its capture unless asked to loop", bind<&S::traffic, &TrafficSection::pcap_loop>()},

@@ -118,6 +118,8 @@ std::string allowed_text(const KeySpec& spec) {
       return "true or false (or \"on\" / \"off\")";
     case ValueKind::text:
       return "a string";
+    case ValueKind::path:
+      return "a file name (relative: to the scenario file's directory)";
     case ValueKind::choice:
       return "one of " + join(choices_of(spec));
     case ValueKind::duration:
@@ -236,6 +238,7 @@ Expected<Value> parse_text(const KeySpec& spec, std::string_view text) {
       if (text == "false" || text == "off") return Value{false};
       return type_error(spec, "'" + std::string(text) + "'");
     case ValueKind::text:
+    case ValueKind::path:
       return Value{std::string(text)};
     case ValueKind::choice:
       return choice_value(spec, text);
@@ -309,6 +312,7 @@ Expected<Value> from_toml(const KeySpec& spec, const toml::node& node) {
       }
       return type_error(spec, got());
     case ValueKind::text:
+    case ValueKind::path:
       if (const auto* s = node.as_string()) return Value{s->get()};
       return type_error(spec, got());
     case ValueKind::choice:

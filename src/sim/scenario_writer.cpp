@@ -2,8 +2,10 @@
 // platform and the array entries; it loads back to the same Scenario.
 #include <charconv>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/units.hpp"
@@ -42,6 +44,7 @@ void append_value(std::string& line, const KeySpec& spec, const Value& value) {
       line += std::get<bool>(value) ? "true" : "false";
       break;
     case ValueKind::text:
+    case ValueKind::path:
     case ValueKind::cpu_list:
       append_toml_string(line, std::get<std::string>(value));
       break;
@@ -75,7 +78,134 @@ void write_table(std::ostream& out, const Scenario& scenario, std::string_view s
   }
 }
 
+// ValueKind as the key reference names it.
+std::string_view kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::integer:
+      return "integer";
+    case ValueKind::boolean:
+      return "boolean";
+    case ValueKind::text:
+      return "text";
+    case ValueKind::path:
+      return "path";
+    case ValueKind::choice:
+      return "choice";
+    case ValueKind::duration:
+      return "duration";
+    case ValueKind::bitrate:
+      return "bitrate";
+    case ValueKind::cpu_list:
+      return "cpu list";
+    case ValueKind::distribution:
+      return "distribution";
+  }
+  return "";
+}
+
+// An integer bound; the C types' limits by name ("2^32-1").
+std::string integer_bound(std::int64_t v) {
+  constexpr std::pair<std::int64_t, std::string_view> kLimits[] = {
+      {std::numeric_limits<std::int64_t>::max(), "2^63-1"},
+      {std::numeric_limits<std::uint32_t>::max(), "2^32-1"},
+      {std::numeric_limits<std::int32_t>::max(), "2^31-1"}};
+  for (const auto& [limit, name] : kLimits) {
+    if (v == limit) return std::string(name);
+  }
+  return std::to_string(v);
+}
+
+// A duration bound in the largest unit that holds it exactly ("1 h", "60 us"); 0 in the key's
+// unit; a C type's limit of the key's unit by name ("(2^31-1) us").
+std::string duration_bound(const KeySpec& spec, std::int64_t ns) {
+  const std::int64_t key_unit = duration_unit_ns(spec.unit).value_or(1);
+  if (ns == 0) return "0 " + std::string(spec.unit);
+  if (ns % key_unit == 0 && integer_bound(ns / key_unit).find('^') != std::string::npos)
+    return "(" + integer_bound(ns / key_unit) + ") " + std::string(spec.unit);
+  constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {
+      {3'600'000'000'000, "h"}, {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+  for (const auto& [unit, name] : kUnits) {
+    if (ns % unit == 0) return std::to_string(ns / unit) + " " + std::string(name);
+  }
+  return std::to_string(ns) + " ns";
+}
+
+// A bit rate bound in the largest unit that holds it exactly ("800 Gbit/s").
+std::string bitrate_bound(std::int64_t bps) {
+  constexpr std::pair<std::int64_t, std::string_view> kUnits[] = {{1'000'000'000'000, "Tbit/s"},
+                                                                  {1'000'000'000, "Gbit/s"},
+                                                                  {1'000'000, "Mbit/s"},
+                                                                  {1'000, "kbit/s"}};
+  for (const auto& [unit, name] : kUnits) {
+    if (bps != 0 && bps % unit == 0) return std::to_string(bps / unit) + " " + std::string(name);
+  }
+  return std::to_string(bps) + " bit/s";
+}
+
+// The range column: the bounds the loader checks, or the choices.
+std::string range_text(const KeySpec& spec) {
+  switch (spec.kind) {
+    case ValueKind::integer:
+      return integer_bound(spec.min) + " .. " + integer_bound(spec.max);
+    case ValueKind::duration:
+    case ValueKind::distribution:
+      return duration_bound(spec, spec.min) + " .. " + duration_bound(spec, spec.max);
+    case ValueKind::bitrate:
+      return bitrate_bound(spec.min) + " .. " + bitrate_bound(spec.max);
+    case ValueKind::choice: {
+      std::string out;
+      for (const std::string_view c : choices_of(spec))
+        out += (out.empty() ? "" : ", ") + std::string(c);
+      return out;
+    }
+    case ValueKind::cpu_list:
+      return "cores " + std::to_string(spec.min) + " .. " + std::to_string(spec.max);
+    case ValueKind::boolean:
+    case ValueKind::text:
+    case ValueKind::path:
+      return "";
+  }
+  return "";
+}
+
+// A key as written in its table: thread keys in each [[thread]] table.
+std::string reference_name(const KeySpec& spec) {
+  const std::string name(spec.name);
+  if (section_of(spec.name) == kThreadArray)
+    return "[[thread]] " + name.substr(kThreadArray.size() + 1);
+  return name;
+}
+
+// A table cell: "|" would end it.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
+
+void write_key_reference(std::ostream& out, bool markdown) {
+  if (markdown) {
+    out << "| key | type | bare number in | default | range | source of the default |\n"
+        << "|---|---|---|---|---|---|\n";
+    for (const KeySpec& spec : schema()) {
+      out << "| `" << reference_name(spec) << "` | " << kind_name(spec.kind) << " | "
+          << cell(spec.unit) << " | `" << cell(spec.default_value) << "` | "
+          << cell(range_text(spec)) << " | " << cell(spec.source) << " |\n";
+    }
+    return;
+  }
+  for (const KeySpec& spec : schema()) {
+    out << reference_name(spec) << " (" << kind_name(spec.kind);
+    if (!spec.unit.empty()) out << ", a bare number in " << spec.unit;
+    out << ")\n  default:  " << (spec.default_value.empty() ? "(none)" : spec.default_value)
+        << " -- " << spec.source << "\n  allowed:  " << allowed_text(spec) << "\n";
+  }
+}
 
 void write_toml(std::ostream& out, const Scenario& scenario) {
   if (!scenario.platform.empty()) {

@@ -3,6 +3,7 @@
 #include "irqmod/sim/scenario.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -474,6 +475,64 @@ versus = "003-gen5-interrupts.toml"
   EXPECT_EQ(error_of(head + "metric = \"throughput\"\nseed_valu = 1\n"),
             "test.toml:7: seed_row.1.seed_valu: unknown key; did you mean seed_value?; allowed: "
             "seed, table, row, metric, unit, seed_value, seed_text, role, versus, missing");
+}
+
+}  // namespace
+}  // namespace irqmod::sim
+
+namespace irqmod::sim {
+namespace {
+
+// A scenario file in a fresh directory under the system's temporary one; removed at the end.
+struct ScenarioDir {
+  std::filesystem::path dir;
+  explicit ScenarioDir(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir / "captures");
+  }
+  ~ScenarioDir() { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& text) const {
+    const std::string file = (dir / "s.toml").string();
+    std::ofstream(file) << text;
+    return file;
+  }
+};
+
+TEST(scenario_paths, a_capture_named_by_a_file_is_found_beside_it_and_a_set_one_as_typed) {
+  const ScenarioDir d("irqmod-paths");
+  const std::string file = d.write(
+      "[traffic]\nkind = \"pcap\"\npcap = \"captures/a.pcap\"\n"
+      "[[flow]]\nkind = \"pcap\"\npcap = \"../b.pcap\"\n"
+      "[[flow]]\nkind = \"pcap\"\npcap = \"/abs/c.pcap\"\n");
+  const LoadResult r = load_scenario_file(file);
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ(r->traffic.pcap, (d.dir / "captures/a.pcap").string());
+  EXPECT_EQ(r->flows[0].pcap, (d.dir.parent_path() / "b.pcap").string());
+  EXPECT_EQ(r->flows[1].pcap, "/abs/c.pcap");
+  const std::vector<std::string> sets{"traffic.pcap=typed.pcap"};
+  const LoadResult set = load_scenario_file(file, sets);
+  ASSERT_TRUE(set.ok()) << set.error().what();
+  EXPECT_EQ(set->traffic.pcap, "typed.pcap");  // the command line's: the current directory's
+}
+
+TEST(scenario_paths, a_directory_or_a_device_is_not_a_scenario_file) {
+  const ScenarioDir d("irqmod-dir");
+  const LoadResult dir = load_scenario_file(d.dir.string());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.error().what().find(d.dir.string() + ": is a directory"), std::string::npos)
+      << dir.error().what();
+  const LoadResult device = load_scenario_file("/dev/null");
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.error().what().find("/dev/null: is not a regular file"), std::string::npos)
+      << device.error().what();
+}
+
+TEST(scenario_overrides, a_flag_standing_for_a_key_is_named_in_its_errors) {
+  Scenario s = default_scenario();
+  const auto d = apply_override(s, "scenario.seed=-1", "--seed");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->what(),
+            "--seed: scenario.seed: -1 is out of range; allowed: 0 to 9223372036854775807");
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ int demo_dim(const std::string& data_dir) {
   for (std::size_t i = 0; i < dim::kNumProfiles; ++i)
     std::printf(" #%zu %u/%u", i, unsigned{table[i].usec}, unsigned{table[i].pkts});
   std::printf("\n\n  %-42s %11s %8s  %-29s %6s  %s\n", "traffic phase", "completions", "changes",
-              "share at profile #0 #1 #2 #3 #4", "tired", "end");
+              "% of completions #0 #1 #2 #3 #4", "tired", "end");
   for (const PhaseSummary& p : phases) {
     const std::string range = std::to_string(p.first_step) + "-" + std::to_string(p.last_step);
     const double n = static_cast<double>(p.last_step - p.first_step + 1);

@@ -48,7 +48,9 @@ void add_itr_command(CLI::App& app, int& status) {
   cmd->add_option("--device", args->device, "82598, 82599, x540, i40e, ice, e1000 or e1000e")
       ->required();
   auto* rate = cmd->add_option("--rate", args->rate, "Interrupts per second");
-  auto* usecs = cmd->add_option("--usecs", args->usecs, "Interval in microseconds (rx-usecs)");
+  auto* usecs = cmd->add_option("--usecs,--rx-usecs", args->usecs,
+                                "Interval in microseconds, ethtool's rx-usecs (0 = no throttling "
+                                "on 82599, X540, i40e and ice)");
   rate->excludes(usecs);
   cmd->add_flag("--json", args->json,
                 R"(Print {"device", "register", "interval_ns", "effective_rate"})");

@@ -1,4 +1,5 @@
-// irqmod serve [--udp|--tcp] [--ip A] [--port P] [--mode M] [--cpu N] [--stats-interval S] [--json]
+// irqmod serve [--udp|--tcp] [-i|--ip A] [-p|--port P] [--mode M] [--cpu N] [--stats-interval S]
+// [--json]
 //
 // Answers the real sockperf client (ping-pong, under-load, throughput; UDP or TCP) until SIGINT
 // or SIGTERM, printing its statistics every --stats-interval and at exit.
@@ -24,8 +25,6 @@
 namespace irqmod::cli {
 namespace {
 
-// The receive loop failed after start-up (an unexpected system call error).
-constexpr int kExitLoopFailed = 1;
 // Start-up measurement of the timed-sleep wake-up cost: 100 sleeps of 500 µs (about 60 ms in
 // all). 500 µs sits among the sleeps the poller takes at 1000-10000 msg/s; on this project's
 // 2-vCPU VM the lateness of 200 µs sleeps was lower and less stable (p90 26-58 µs) than that of
@@ -125,8 +124,9 @@ void add_serve_command(CLI::App& app, int& status) {
   auto* udp = cmd->add_flag("--udp", args->udp, "UDP (the default, as sockperf's)");
   auto* tcp = cmd->add_flag("--tcp", args->tcp, "TCP, messages framed by their length field");
   udp->excludes(tcp);
-  cmd->add_option("--ip", args->ip, "IPv4 address to listen on (default 127.0.0.1)");
-  cmd->add_option("--port", args->port, "Port (default 11111, sockperf's; 0 = any free port)");
+  // -i and -p as sockperf sr takes them.
+  cmd->add_option("-i,--ip", args->ip, "IPv4 address to listen on (default 127.0.0.1)");
+  cmd->add_option("-p,--port", args->port, "Port (default 11111, sockperf's; 0 = any free port)");
   cmd->add_option("--mode", args->mode,
                   "blocking, epoll (default, as sockperf sr), busy, adaptive, kernel-busy-poll");
   cmd->add_option("--cpu", args->cpu, "Pin the receive loop to this CPU");
@@ -146,7 +146,7 @@ void add_serve_command(CLI::App& app, int& status) {
   cmd->callback([args, &status] {
     const auto fail = [&status](const Error& e) {
       std::cerr << "irqmod serve: " << e.what() << "\n";
-      status = kExitBadInput;
+      status = exit_status_for(e);
     };
     rt::ServerConfig config;
     config.transport = args->tcp ? rt::Transport::tcp : rt::Transport::udp;
@@ -236,7 +236,7 @@ void add_serve_command(CLI::App& app, int& status) {
     print_stats(server, args->json, "final");
     if (loop_error) {
       std::cerr << "irqmod serve: " << loop_error->what() << "\n";
-      status = kExitLoopFailed;
+      status = kExitRunFailed;  // the loop failed after start-up
       return;
     }
     status = kExitOk;

@@ -24,30 +24,12 @@
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
 #include "irqmod/time.hpp"
+#include "scenario_input.hpp"
 
 namespace irqmod::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Loads `file` with `sets`; `--duration T` sets the time measured, after the scenario's own
-// warm-up (scenario.duration = scenario.warmup + T): the warm-up builds state the numbers need.
-sim::LoadResult load_measured(const std::string& file, std::vector<std::string> sets,
-                              const std::optional<std::string>& duration) {
-  if (!duration) return sim::load_scenario_file(file, sets);
-  const auto measured = sim::parse_duration_ns(*duration, "s");
-  if (!measured || *measured <= 0) {
-    return sim::Diagnostic{"", 0,
-                           Error{"--duration", "'" + *duration +
-                                                   "' is not a duration; allowed: a time above 0 "
-                                                   "such as 100ms (a bare number is seconds)"}};
-  }
-  sim::LoadResult first = sim::load_scenario_file(file, sets);
-  if (!first) return first;
-  const std::int64_t total = first.value().scenario.warmup.count() + *measured;
-  sets.insert(sets.begin(), "scenario.duration=" + std::to_string(total) + "ns");
-  return sim::load_scenario_file(file, sets);
-}
 
 // A progress bar on stderr, shown only on a terminal and only once a run has taken a second.
 struct Progress {
@@ -74,9 +56,7 @@ struct Progress {
 
 struct SimArgs {
   std::string file;
-  std::optional<std::uint64_t> seed;
-  std::optional<std::string> duration;
-  std::vector<std::string> sets;
+  ScenarioFlags flags;
   std::string json;
   std::string csv;
   std::string trace;
@@ -85,19 +65,16 @@ struct SimArgs {
   bool print_scenario = false;
 };
 
-// Opens `path` for writing ("-" is stdout); an Error names the flag when it cannot.
-Expected<std::ostream*> open_output(const std::string& path, const std::string& flag,
-                                    std::unique_ptr<std::ofstream>& holder) {
-  if (path == "-") return &std::cout;
-  holder = std::make_unique<std::ofstream>(path);
-  if (!*holder) return Error{flag, "cannot write '" + path + "'"};
-  return holder.get();
+// Writes the error of a failed commit; returns whether `out` was written.
+bool committed(Output* out, const char* program) {
+  if (!out) return true;
+  const std::optional<Error> e = out->commit();
+  if (e) std::cerr << program << ": " << e->what() << "\n";
+  return !e;
 }
 
 int run_sim(const SimArgs& args) {
-  std::vector<std::string> overrides = args.sets;
-  if (args.seed) overrides.insert(overrides.begin(), "scenario.seed=" + std::to_string(*args.seed));
-  sim::LoadResult loaded = load_measured(args.file, overrides, args.duration);
+  sim::LoadResult loaded = load_scenario(args.file, args.flags);
   if (!loaded) {
     std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
     return kExitBadInput;
@@ -106,40 +83,34 @@ int run_sim(const SimArgs& args) {
     sim::write_toml(std::cout, loaded.value());
     return kExitOk;
   }
-  std::unique_ptr<std::ofstream> json_file, csv_file, trace_file;
-  std::ostream* json_out = nullptr;
-  std::ostream* csv_out = nullptr;
-  std::optional<sim::TraceWriter> trace;
-  for (auto [path, flag, holder, out] : {std::tuple{&args.json, "--json", &json_file, &json_out},
-                                         std::tuple{&args.csv, "--csv", &csv_file, &csv_out}}) {
+  sim::TraceWindow window;
+  if (!args.trace_window.empty()) {
+    if (args.trace.empty()) {
+      std::cerr << "irqmod sim: --trace-window: needs --trace FILE\n";
+      return kExitBadInput;
+    }
+    auto parsed = sim::parse_trace_window(args.trace_window);
+    if (!parsed) {
+      std::cerr << "irqmod sim: --trace-window: " << parsed.error().what() << "\n";
+      return kExitBadInput;
+    }
+    window = parsed.value();
+  }
+  // Every output is opened before the run, so that a wrong path costs no simulation.
+  std::unique_ptr<Output> json, csv, trace_out;
+  for (auto [path, flag, holder] :
+       {std::tuple{&args.json, "--json", &json}, std::tuple{&args.csv, "--csv", &csv},
+        std::tuple{&args.trace, "--trace", &trace_out}}) {
     if (path->empty()) continue;
-    auto stream = open_output(*path, flag, *holder);
-    if (!stream) {
-      std::cerr << "irqmod sim: " << stream.error().what() << "\n";
-      return kExitBadInput;
+    auto opened = Output::open(*path, flag);
+    if (!opened) {
+      std::cerr << "irqmod sim: " << opened.error().what() << "\n";
+      return kExitIoFailed;
     }
-    *out = stream.value();
+    *holder = std::move(opened).value();
   }
-  if (!args.trace.empty()) {
-    sim::TraceWindow window;
-    if (!args.trace_window.empty()) {
-      auto parsed = sim::parse_trace_window(args.trace_window);
-      if (!parsed) {
-        std::cerr << "irqmod sim: --trace-window: " << parsed.error().what() << "\n";
-        return kExitBadInput;
-      }
-      window = parsed.value();
-    }
-    auto stream = open_output(args.trace, "--trace", trace_file);
-    if (!stream) {
-      std::cerr << "irqmod sim: " << stream.error().what() << "\n";
-      return kExitBadInput;
-    }
-    trace.emplace(*stream.value(), window);
-  } else if (!args.trace_window.empty()) {
-    std::cerr << "irqmod sim: --trace-window: needs --trace FILE\n";
-    return kExitBadInput;
-  }
+  std::optional<sim::TraceWriter> trace;
+  if (trace_out) trace.emplace(trace_out->stream(), window);
 
   Progress progress;
   sim::RunOptions options;
@@ -151,22 +122,26 @@ int run_sim(const SimArgs& args) {
   if (trace) trace->close();
   if (!report) {
     std::cerr << "irqmod sim: " << args.file << ": " << report.error().what() << "\n";
-    return report.error().key == "conservation" ? kExitRunFailed : kExitBadInput;
+    return exit_status_for_run(report.error());
   }
   if (!args.no_wall_time)
     report.value().wall_ns = (SteadyClock::now() - progress.wall_start).count();
-  if (json_out != &std::cout && csv_out != &std::cout) sim::write_text(std::cout, report.value());
-  if (json_out) sim::write_json(*json_out, report.value());
-  if (csv_out) sim::write_csv(*csv_out, report.value());
-  return kExitOk;
+  const bool json_stdout = json && json->is_stdout();
+  const bool csv_stdout = csv && csv->is_stdout();
+  if (!json_stdout && !csv_stdout) sim::write_text(std::cout, report.value());
+  if (json) sim::write_json(json->stream(), report.value());
+  if (csv) sim::write_csv(csv->stream(), report.value());
+  bool written = true;
+  for (Output* out : {json.get(), csv.get(), trace_out.get()})
+    written = committed(out, "irqmod sim") && written;
+  return written ? kExitOk : kExitIoFailed;
 }
 
 // ---- irqmod run ---------------------------------------------------------------------------
 
 struct RunArgs {
   std::string dir = IRQMOD_SCENARIO_DIR;
-  std::optional<std::string> duration;
-  std::vector<std::string> sets;
+  ScenarioFlags flags;
   std::string json;
 };
 
@@ -291,30 +266,29 @@ int run_suite(const RunArgs& args) {
     return kExitBadInput;
   }
   std::sort(files.begin(), files.end());
-  const std::vector<std::string> overrides = args.sets;
 
-  std::unique_ptr<std::ofstream> json_file;
-  std::ostream* json_out = nullptr;
+  std::unique_ptr<Output> json;
   if (!args.json.empty()) {
-    auto stream = open_output(args.json, "--json", json_file);
-    if (!stream) {
-      std::cerr << "irqmod run: " << stream.error().what() << "\n";
-      return kExitBadInput;
+    auto opened = Output::open(args.json, "--json");
+    if (!opened) {
+      std::cerr << "irqmod run: " << opened.error().what() << "\n";
+      return kExitIoFailed;
     }
-    json_out = stream.value();
+    json = std::move(opened).value();
   }
-  std::printf("%-36s %9s %10s %8s %9s %9s %10s %11s %6s %8s %5s\n", "scenario", "sim s", "events",
-              "wall s", "p50 us", "p99 us", "max us", "irq/s", "cpu %", "drops", "ok");
+  std::printf("%-36s %9s %10s %8s %9s %9s %10s %11s %6s %14s %9s\n", "scenario", "sim s", "events",
+              "wall s", "p50 us", "p99 us", "max us", "irq/s", "cpu %", "dropped frames",
+              "conserved");
   int status = kExitOk;
   std::vector<sim::RunReport> reports;
   std::vector<RowResult> rows;
   std::map<fs::path, sim::RunReport> by_file;  // for `versus` rows: every run, by its file
   for (const fs::path& file : files) {
     const std::string name = fs::relative(file, args.dir).replace_extension().string();
-    sim::LoadResult loaded = load_measured(file.string(), overrides, args.duration);
+    sim::LoadResult loaded = load_scenario(file.string(), args.flags);
     if (!loaded) {
       std::printf("%-36s %s\n", name.c_str(), loaded.error().what().c_str());
-      status = kExitBadInput;
+      status = std::max(status, kExitBadInput);
       continue;
     }
     const Instant wall_start = SteadyClock::now();
@@ -322,7 +296,7 @@ int run_suite(const RunArgs& args) {
     const Duration wall = SteadyClock::now() - wall_start;
     if (!report) {
       std::printf("%-36s FAILED: %s\n", name.c_str(), report.error().what().c_str());
-      status = kExitRunFailed;
+      status = std::max(status, exit_status_for_run(report.error()));
       continue;
     }
     const sim::RunReport& r = report.value();
@@ -352,14 +326,14 @@ int run_suite(const RunArgs& args) {
     const auto usec = [&](std::int64_t ns) {
       return r.latency.count() ? fixed(static_cast<double>(ns) / 1000.0, 2) : std::string("-");
     };
-    std::printf("%-36s %9.3f %10llu %8.3f %9s %9s %10s %11.0f %6.1f %8llu %5s\n", name.c_str(),
+    std::printf("%-36s %9.3f %10llu %8.3f %9s %9s %10s %11.0f %6.1f %14llu %9s\n", name.c_str(),
                 sim_s, static_cast<unsigned long long>(r.events),
                 static_cast<double>(wall.count()) / 1e9, usec(r.latency.percentile(50'000)).c_str(),
                 usec(r.latency.percentile(99'000)).c_str(), usec(r.latency.max()).c_str(),
                 sim_s > 0 ? static_cast<double>(r.interrupts.total()) / sim_s : 0.0, cpu_percent,
                 static_cast<unsigned long long>(r.drops.total()),
                 r.conservation.ok() ? "yes" : "NO");
-    if (json_out) reports.push_back(r);
+    if (json) reports.push_back(r);
     by_file.emplace(fs::weakly_canonical(file), r);
   }
   // `versus` rows: this run's metric against the other scenario's, once both have run.
@@ -379,7 +353,10 @@ int run_suite(const RunArgs& args) {
     }
   }
   if (!rows.empty()) print_seed_tables(rows);
-  if (json_out) write_run_json(*json_out, reports, rows);
+  if (json) {
+    write_run_json(json->stream(), reports, rows);
+    if (!committed(json.get(), "irqmod run")) return kExitIoFailed;
+  }
   return status;
 }
 
@@ -389,11 +366,13 @@ void add_sim_command(CLI::App& app, int& status) {
   auto args = std::make_shared<SimArgs>();
   CLI::App* cmd = app.add_subcommand("sim", "Simulate one scenario file");
   cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
-  cmd->add_option("--seed", args->seed, "Override scenario.seed");
-  cmd->add_option("--duration", args->duration,
+  cmd->add_option("--seed", args->flags.seed, "Override scenario.seed (0 to 2^63-1)");
+  cmd->add_option("--duration", args->flags.duration,
                   "Time measured after the scenario's warm-up (scenario.duration = warmup + T), "
                   "e.g. 100ms");
-  cmd->add_option("--set", args->sets, "Override any key: --set nic.rx-usecs=8 (repeatable)");
+  cmd->add_option("--set", args->flags.sets,
+                  "Override any key: --set nic.rx-usecs=8 (repeatable; wins over --seed and "
+                  "--duration)");
   cmd->add_option("--json", args->json, "Write the JSON report to FILE ('-': stdout)");
   cmd->add_option("--csv", args->csv, "Write one CSV header and row to FILE ('-': stdout)");
   cmd->add_option("--trace", args->trace,
@@ -412,9 +391,9 @@ void add_run_command(CLI::App& app, int& status) {
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate every scenario of the built-in suite; one table");
   cmd->add_option("--dir", args->dir, "Directory of scenario files (searched recursively)");
-  cmd->add_option("--duration", args->duration,
+  cmd->add_option("--duration", args->flags.duration,
                   "Time measured after each scenario's warm-up, e.g. 100ms");
-  cmd->add_option("--set", args->sets, "Override a key in every scenario (repeatable)");
+  cmd->add_option("--set", args->flags.sets, "Override a key in every scenario (repeatable)");
   cmd->add_option("--json", args->json,
                   "Write every report and the seeds' rows (\"seed_rows\") as JSON to FILE ('-': "
                   "stdout)");

@@ -127,7 +127,7 @@ void print_text(const proc::Rates& r, const std::optional<std::vector<rt::netdev
                 cpus.c_str(), vectors[i].description.c_str());
   }
   if (vectors.empty()) std::printf("(no interrupts)\n");
-  std::printf("\n%-8s", "softirq");
+  std::printf("\n%-8s", "softirq/s");
   for (std::size_t c = 0; c < r.net_rx.size(); ++c)
     std::printf(" %10s", ("CPU" + std::to_string(c)).c_str());
   for (const auto& [name, rates] :
@@ -140,8 +140,8 @@ void print_text(const proc::Rates& r, const std::optional<std::vector<rt::netdev
               r.busy_poll_rx_packets ? std::to_string(std::lround(*r.busy_poll_rx_packets)).c_str()
                                      : "n/a");
   if (napis && !napis->empty()) {
-    std::printf("\n%-6s %-8s %-7s %-9s %-15s %-19s %s\n", "NAPI", "ifindex", "thread", "threaded",
-                "defer-hard-irqs", "gro-flush-timeout", "irq-suspend-timeout");
+    std::printf("\n%-6s %-8s %-7s %-9s %-15s %-19s %s\n", "NAPI", "ifindex", "pid", "threaded",
+                "defer (polls)", "gro-flush (ns)", "irq-suspend (ns)");
     const auto num = [](const auto& v) { return v ? std::to_string(*v) : std::string("n/a"); };
     for (const auto& n : *napis)
       std::printf("%-6u %-8u %-7s %-9s %-15s %-19s %s\n", n.id, n.ifindex,

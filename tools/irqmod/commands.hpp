@@ -1,16 +1,19 @@
 // The irqmod subcommands. Each registers itself on the CLI11 app and, when chosen, stores its
-// exit status in `status`: 0 on success, 2 on bad input (usage, file contents, values).
+// exit status in `status` (output.hpp: 0 success, 1 the run found a problem, 2 bad input, 3 the
+// results could not be written).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include "irqmod/error.hpp"
+#include "output.hpp"
 
 namespace irqmod::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitRunFailed = 1;  // a simulation broke an invariant, a system call failed
+// The exit statuses, as `irqmod --help` and `irqmod help exit-status` print them.
+std::string exit_status_text();
+// The commands registered on `app`, in order: "demo, dim-replay, ...".
+std::string command_names(const CLI::App& app);
 
 // For commands that talk to the system (lab, napi, top): an Error keyed by a flag ("--queues")
 // is the user's input, exit 2; any other is the system's (no root, a refused call), exit 1.
@@ -19,6 +22,7 @@ inline int exit_status_for(const Error& e) {
 }
 
 void add_dim_replay_command(CLI::App& app, int& status);
+void add_help_command(CLI::App& app, int& status);
 void add_itr_command(CLI::App& app, int& status);
 void add_kernel_diff_command(CLI::App& app, int& status);
 void add_demo_command(CLI::App& app, int& status);

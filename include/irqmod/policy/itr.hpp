@@ -233,32 +233,38 @@ inline constexpr std::array<Device, 7> kDevices = {{
      {3, 1046},
      "1000000000 / (rate * 256), Linux EITR_INTS_PER_SEC_TO_REG",
      "1000000000 / ((1000000 / usecs) * 256), old Linux ixgbe_set_coalesce"},
-    // OpenBSD rate encoder and Linux usecs encoder; rx-usecs 2..IXGBE_MAX_EITR >> 2.
+    // OpenBSD rate encoder and Linux usecs encoder; rx-usecs 0 or 2..IXGBE_MAX_EITR >> 2.
+    // 0 is ethtool's "throttling off": ixgbe_set_coalesce (ixgbe_ethtool.c) keeps rx-usecs 0 and
+    // 1 as they are (rx_itr_setting = usecs > 1 ? usecs << 2 : usecs), EITR 0 is no interval;
+    // 1 selects the driver's dynamic ITR, not an interval, and is refused here.
     {"82599",
      Family::ixgbe_82599,
      {kEitr82599MinRate, kEitr82599MaxRate},
-     {2, kIxgbeMaxEitrUsecs},
+     {0, kIxgbeMaxEitrUsecs},
      "(4000000 / rate) & 0xFF8, OpenBSD if_ix.c",
      "(usecs << 2) & 0xFF8, Linux ixgbe_write_eitr"},
     // X540 shares 82599's EITR layout (ixgbe_write_eitr handles both in one case).
     {"x540",
      Family::ixgbe_82599,
      {kEitr82599MinRate, kEitr82599MaxRate},
-     {2, kIxgbeMaxEitrUsecs},
+     {0, kIxgbeMaxEitrUsecs},
      "(4000000 / rate) & 0xFF8, OpenBSD if_ix.c",
      "(usecs << 2) & 0xFF8, Linux ixgbe_write_eitr"},
-    // i40e accepts rx-usecs up to I40E_MAX_ITR; 1 rounds up to 2 us via ITR_REG_ALIGN.
+    // i40e accepts rx-usecs 0 to I40E_MAX_ITR ("rx-usecs range is 0-8160", i40e_ethtool.c
+    // i40e_set_itr_per_queue; 0 = ITR 0, no throttling, "need to disable adaptive-rx for a
+    // complete disable"); 1 rounds up to 2 us via ITR_REG_ALIGN.
     {"i40e",
      Family::i40e,
      {kItr2usMinRate, kItr2usMaxRate},
-     {1, kI40eMaxItrUsecs},
+     {0, kI40eMaxItrUsecs},
      "usecs = 1000000 / rate, then the i40e usecs rule",
      "ITR_REG_ALIGN(usecs) >> 1 (odd usecs round up), Linux i40e"},
-    // ice accepts even rx-usecs up to ICE_ITR_MAX.
+    // ice accepts even rx-usecs 0 to ICE_ITR_MAX (ice_ethtool.c ice_set_rc_coalesce: above
+    // ICE_ITR_MAX or odd is -EINVAL); 0 = GLINT_ITR 0, no throttling.
     {"ice",
      Family::ice,
      {kItr2usMinRate, kItr2usMaxRate},
-     {2, kIceItrMaxUsecs},
+     {0, kIceItrMaxUsecs},
      "usecs = 1000000 / rate, then (usecs & 0x1FFE) >> 1, Linux __ice_write_itr",
      "usecs >> 1 for even usecs, Linux ice_set_rc_coalesce"},
     // InterruptThrottleRate 100..100000; rx-usecs 10..10000.
@@ -345,9 +351,11 @@ constexpr Encoding decode(const Device& device, std::uint32_t value) {
   return e;
 }
 
-// Whether encode_usecs accepts `usecs`: in range, and even on ice ("rx-usecs must be even").
+// Whether encode_usecs accepts `usecs`: in range, even on ice ("rx-usecs must be even"), and
+// not ixgbe's 1 (dynamic ITR, not an interval).
 constexpr bool usecs_allowed(const Device& device, std::uint32_t usecs) {
   if (!device.usecs.contains(usecs)) return false;
+  if (device.family == Family::ixgbe_82599 && usecs == 1) return false;
   return device.family != Family::ice || usecs % 2 == 0;
 }
 

@@ -124,6 +124,9 @@ struct SockperfOptions {
   std::uint64_t dropped = 0;       // messages sent and never answered
   std::uint64_t duplicated = 0;    // answers received twice
   std::uint64_t out_of_order = 0;  // answers received out of order
+  // No message client (a stream, a capture, a router's tester): the message counters do not
+  // apply, and the dropped-messages line points at the frames' drops instead of saying 0.
+  bool one_way = false;
 };
 std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOptions& options = {});
 

@@ -365,6 +365,7 @@ enum class ValueKind : std::uint8_t {
   integer,   // TOML integer in `unit`
   boolean,   // true / false; "on" / "off" also accepted (ethtool's words)
   text,      // a string
+  path,      // a string naming a file; relative ones are relative to the file that sets them
   choice,    // one of `choices`, stored as the enum value of its position
   duration,  // integer in `unit`, or a string with a unit ("50us", "1.5ms"); stored in ns
   bitrate,   // integer in Mbit/s (ethtool speed), or a string ("10G", "2.5Gbit/s"); in bit/s
@@ -460,8 +461,10 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
 LoadResult load_scenario_file(const std::string& path, std::span<const std::string> overrides = {});
 
 // Applies one "key=value" override to `scenario` (same parsing and range checks as the file;
-// cross-key checks run in validate()).
-std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view assignment);
+// cross-key checks run in validate()). `origin` is what the user typed, named in the Diagnostic:
+// "--set", or a flag that stands for a key ("--seed" for scenario.seed).
+std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view assignment,
+                                         std::string_view origin = "--set");
 
 // The cross-key checks (a pcap kind needs a file, moderation settings pass the policy's own
 // validator, cores exist, ...). `file` is used in the Diagnostic; the line is 0.
@@ -469,6 +472,10 @@ std::optional<Diagnostic> validate(const Scenario& scenario, std::string_view fi
 
 // Writes every key, section by section in schema order, as TOML that loads back to `scenario`.
 void write_toml(std::ostream& out, const Scenario& scenario);
+
+// The key reference, generated from the schema (irqmod help keys): `markdown` writes the table
+// of docs/simulator.md ("Keys"), otherwise one block of text per key.
+void write_key_reference(std::ostream& out, bool markdown);
 
 // The closest known key to `unknown` (edit distance at most 2, or 3 for long names), if any.
 std::optional<std::string_view> suggest_key(std::string_view unknown);
