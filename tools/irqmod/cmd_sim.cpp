@@ -20,6 +20,7 @@
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/seed_rows.hpp"
+#include "irqmod/sim/share.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
@@ -164,7 +165,7 @@ int run_sim(const SimArgs& args) {
 // ---- irqmod run ---------------------------------------------------------------------------
 
 struct RunArgs {
-  std::string dir = IRQMOD_SCENARIO_DIR;
+  std::string dir;  // empty: scenarios/ of the data directory (sim::share_dir())
   std::optional<std::string> duration;
   std::vector<std::string> sets;
   std::string json;
@@ -411,14 +412,20 @@ void add_run_command(CLI::App& app, int& status) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate every scenario of the built-in suite; one table");
-  cmd->add_option("--dir", args->dir, "Directory of scenario files (searched recursively)");
+  cmd->add_option("--dir", args->dir,
+                  "Directory of scenario files (searched recursively); default: scenarios/ of the "
+                  "data directory ($IRQMOD_SHARE_DIR, else the installed share/irqmod, else the "
+                  "source tree)");
   cmd->add_option("--duration", args->duration,
                   "Time measured after each scenario's warm-up, e.g. 100ms");
   cmd->add_option("--set", args->sets, "Override a key in every scenario (repeatable)");
   cmd->add_option("--json", args->json,
                   "Write every report and the seeds' rows (\"seed_rows\") as JSON to FILE ('-': "
                   "stdout)");
-  cmd->callback([args, &status] { status = run_suite(*args); });
+  cmd->callback([args, &status] {
+    if (args->dir.empty()) args->dir = (fs::path(sim::share_dir()) / "scenarios").string();
+    status = run_suite(*args);
+  });
 }
 
 }  // namespace irqmod::cli
