@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 out=${2:-$tmp/out}
 mkdir -p "$out"
 
-(cd "$build" && cpack -G DEB -B "$out" >"$tmp/cpack.log") || { cat "$tmp/cpack.log"; exit 1; }
+(cd "$build" && cpack -G DEB -B "$out" >"$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log"; exit 1; }
 shopt -s nullglob
 debs=("$out"/irqmod_*.deb)
 devs=("$out"/irqmod-dev_*.deb)
