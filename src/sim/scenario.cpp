@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "irqmod/napi/kernel.hpp"
+#include "irqmod/sim/share.hpp"
 #include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/storage_run.hpp"
@@ -491,7 +492,8 @@ Expected<std::string> find_platform(std::string_view name, std::string_view scen
       rest = rest.substr(colon + 1);
     }
   }
-  searched.emplace_back(IRQMOD_PLATFORM_DIR);
+  const std::string installed = (fs::path(share_dir()) / "platforms").string();
+  searched.emplace_back(installed);
   for (const fs::path& d : searched) {
     if (fs::is_regular_file(d / file, ec)) return (d / file).string();
   }
@@ -509,8 +511,7 @@ Expected<std::string> find_platform(std::string_view name, std::string_view scen
   for (const std::string& f : found)
     known += (known.empty() ? "" : ", ") + f;
   return Error{"platform", "no platform '" + std::string(name) + "' (" + file +
-                               ") beside the scenario, in IRQMOD_PLATFORM_PATH or in " +
-                               IRQMOD_PLATFORM_DIR +
+                               ") beside the scenario, in IRQMOD_PLATFORM_PATH or in " + installed +
                                "; allowed: " + (known.empty() ? std::string("none found") : known)};
 }
 

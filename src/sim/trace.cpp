@@ -43,7 +43,22 @@ Expected<TraceWindow> parse_trace_window(std::string_view text) {
   return window;
 }
 
-TraceWriter::TraceWriter(std::ostream& out, TraceWindow window) : out_(out), window_(window) {
+Expected<TraceDetail> parse_trace_detail(std::string_view text) {
+  if (text == "polls") return TraceDetail::polls;
+  if (text == "frames") return TraceDetail::frames;
+  return Error{"--trace-detail",
+               "'" + std::string(text) +
+                   "' is not a level of detail; allowed: polls (the default: "
+                   "per-poll slices and counters) or frames (an event per frame)"};
+}
+
+std::uint64_t estimate_trace_bytes(std::uint64_t written, double fraction) {
+  if (!(fraction > 0)) return 0;
+  return static_cast<std::uint64_t>(static_cast<double>(written) / std::min(fraction, 1.0));
+}
+
+TraceWriter::TraceWriter(std::ostream& out, TraceWindow window, TraceDetail detail)
+    : out_(out), window_(window), detail_(detail) {
   out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
 }
 
@@ -72,6 +87,7 @@ void TraceWriter::event_head(char phase, std::uint32_t pid, std::uint32_t tid,
 void TraceWriter::finish_event() {
   line_ += '}';
   out_ << line_;
+  bytes_ += line_.size();
   ++written_;
 }
 

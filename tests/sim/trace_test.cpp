@@ -138,5 +138,37 @@ TEST(trace, window_text_takes_units_and_open_ends) {
   }
 }
 
+TEST(trace, detail_is_polls_or_frames_and_anything_else_is_named) {
+  EXPECT_EQ(parse_trace_detail("polls").value(), TraceDetail::polls);
+  EXPECT_EQ(parse_trace_detail("frames").value(), TraceDetail::frames);
+  const auto bad = parse_trace_detail("all");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().key, "--trace-detail");
+  EXPECT_NE(bad.error().message.find("'all'"), std::string::npos);
+}
+
+TEST(trace, the_writer_defaults_to_polls_and_says_whether_frames_are_wanted) {
+  std::ostringstream a, b;
+  EXPECT_FALSE(TraceWriter(a).frames());
+  EXPECT_TRUE(TraceWriter(b, TraceWindow{}, TraceDetail::frames).frames());
+}
+
+TEST(trace, bytes_counts_what_the_events_wrote) {
+  std::ostringstream out;
+  TraceWriter trace(out);
+  const std::size_t head = out.str().size();
+  trace.counter(1, "rx ring", "used", at_ns(5'000), 17);
+  trace.instant(1, 0, "x", "y", at_ns(6'000));
+  EXPECT_EQ(trace.bytes(), out.str().size() - head);
+  EXPECT_GT(trace.bytes(), 0U);
+}
+
+TEST(trace, the_size_estimate_extrapolates_the_part_written) {
+  EXPECT_EQ(estimate_trace_bytes(1'000'000, 0.01), 100'000'000U);
+  EXPECT_EQ(estimate_trace_bytes(5'000, 1.0), 5'000U);
+  EXPECT_EQ(estimate_trace_bytes(5'000, 2.0), 5'000U);  // never below what is written
+  EXPECT_EQ(estimate_trace_bytes(5'000, 0.0), 0U);      // nothing to go on yet
+}
+
 }  // namespace
 }  // namespace irqmod::sim

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "dim_replay.hpp"
 #include "irqmod/policy/itr.hpp"
+#include "irqmod/sim/share.hpp"
 
 namespace irqmod::cli {
 namespace {
@@ -124,7 +125,7 @@ void add_demo_command(CLI::App& app, int& status) {
   CLI::App* cmd = app.add_subcommand(
       "demo", "A short tour: net_dim over a bundled trace, and the seeds' ITR encodings");
   cmd->callback([&status] {
-    status = demo_dim(IRQMOD_DATA_DIR);
+    status = demo_dim(sim::share_dir() + "/data");
     if (status == kExitOk) status = demo_itr();
   });
 }

@@ -1,10 +1,13 @@
 // irqmod sim FILE [--seed N] [--duration T] [--set k=v ...] [--json F] [--csv F] [--trace F]
-//                 [--trace-window START:END] [--no-wall-time] [--print-scenario]
+//                 [--trace-detail polls|frames] [--trace-window START:END] [--no-wall-time]
+//                 [--print-scenario]
 // irqmod run [--dir D] [--duration T] [--set k=v ...] [--json F]
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -20,6 +23,7 @@
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/seed_rows.hpp"
+#include "irqmod/sim/share.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
@@ -31,14 +35,43 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A progress bar on stderr, shown only on a terminal and only once a run has taken a second.
+// A progress bar on stderr, shown only on a terminal and only once a run has taken a second;
+// and the trace's size watch: a warning, once, as soon as the part written so far extrapolates
+// past sim::kTraceWarnBytes (the report comes about every 1 % of simulated time, so before).
 struct Progress {
   Instant wall_start = SteadyClock::now();
   bool tty = isatty(STDERR_FILENO) != 0;
   bool shown = false;
+  const sim::TraceWriter* trace = nullptr;
+  std::uint64_t trace_warn_bytes = sim::kTraceWarnBytes;  // $IRQMOD_TRACE_WARN_BYTES overrides
+  bool trace_warned = false;
+
+  void watch_trace(Instant reached, Instant end) {
+    if (!trace || trace_warned) return;
+    const sim::TraceWindow& w = trace->window();
+    const Instant from = std::max(w.start, at_ns(0));
+    const Instant to = std::min(w.end, end);
+    if (reached <= from || to <= from) return;
+    const double fraction = static_cast<double>((std::min(reached, to) - from).count()) /
+                            static_cast<double>((to - from).count());
+    // The first percent sets the rate: earlier, a run's first microseconds (names, the initial
+    // fill of rings) would be extrapolated over all of it.
+    if (fraction < 0.01) return;
+    const std::uint64_t estimate = sim::estimate_trace_bytes(trace->bytes(), fraction);
+    if (estimate <= trace_warn_bytes) return;
+    trace_warned = true;
+    std::fprintf(stderr,
+                 "%sirqmod sim: --trace: warning: about %.0f MB at this rate (%.1f MB for the "
+                 "first %.1f %% of the window; the limit is %.0f MB); --trace-detail polls (the "
+                 "default) or --trace-window START:END keep it smaller\n",
+                 shown ? "\n" : "", static_cast<double>(estimate) / 1e6,
+                 static_cast<double>(trace->bytes()) / 1e6, fraction * 100.0,
+                 static_cast<double>(trace_warn_bytes) / 1e6);
+  }
 
   static void report(void* context, Instant reached, Instant end) {
     auto* p = static_cast<Progress*>(context);
+    p->watch_trace(reached, end);
     if (!p->tty || SteadyClock::now() - p->wall_start < seconds(1)) return;
     const double fraction = static_cast<double>(ns_since_epoch(reached)) /
                             static_cast<double>(std::max<std::int64_t>(ns_since_epoch(end), 1));
@@ -61,6 +94,7 @@ struct SimArgs {
   std::string csv;
   std::string trace;
   std::string trace_window;
+  std::optional<std::string> trace_detail;  // --trace-detail; polls when not given
   bool no_wall_time = false;
   bool print_scenario = false;
 };
@@ -96,6 +130,21 @@ int run_sim(const SimArgs& args) {
     }
     window = parsed.value();
   }
+  const auto detail = sim::parse_trace_detail(args.trace_detail.value_or("polls"));
+  if (!detail) {
+    std::cerr << "irqmod sim: " << detail.error().what() << "\n";
+    return kExitBadInput;
+  }
+  if (args.trace_detail && args.trace.empty()) {
+    std::cerr << "irqmod sim: --trace-detail: needs --trace FILE\n";
+    return kExitBadInput;
+  }
+  if (args.trace == "-" && (args.json == "-" || args.csv == "-")) {
+    std::cerr << "irqmod sim: --trace -: stdout already carries the "
+              << (args.json == "-" ? "--json" : "--csv")
+              << " output; allowed: one of them on stdout, the others to files\n";
+    return kExitBadInput;
+  }
   // Every output is opened before the run, so that a wrong path costs no simulation.
   std::unique_ptr<Output> json, csv, trace_out;
   for (auto [path, flag, holder] :
@@ -110,9 +159,21 @@ int run_sim(const SimArgs& args) {
     *holder = std::move(opened).value();
   }
   std::optional<sim::TraceWriter> trace;
-  if (trace_out) trace.emplace(trace_out->stream(), window);
+  if (trace_out) trace.emplace(trace_out->stream(), window, detail.value());
 
   Progress progress;
+  progress.trace = trace ? &*trace : nullptr;
+  if (const char* limit = std::getenv("IRQMOD_TRACE_WARN_BYTES"); limit && trace) {
+    std::uint64_t bytes = 0;
+    const std::string_view text = limit;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+    if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
+      std::cerr << "irqmod sim: IRQMOD_TRACE_WARN_BYTES: '" << limit
+                << "' is not a byte count; allowed: a whole number such as 1000000000\n";
+      return kExitBadInput;
+    }
+    progress.trace_warn_bytes = bytes;
+  }
   sim::RunOptions options;
   options.trace = trace ? &*trace : nullptr;
   options.progress = &Progress::report;
@@ -126,9 +187,11 @@ int run_sim(const SimArgs& args) {
   }
   if (!args.no_wall_time)
     report.value().wall_ns = (SteadyClock::now() - progress.wall_start).count();
-  const bool json_stdout = json && json->is_stdout();
-  const bool csv_stdout = csv && csv->is_stdout();
-  if (!json_stdout && !csv_stdout) sim::write_text(std::cout, report.value());
+  // Whatever takes stdout ('-') has it alone: the text report is left out, as it is for
+  // --json - and --csv -, so the output can be piped into a parser (or Perfetto's trace_processor).
+  const bool stdout_taken = (json && json->is_stdout()) || (csv && csv->is_stdout()) ||
+                            (trace_out && trace_out->is_stdout());
+  if (!stdout_taken) sim::write_text(std::cout, report.value());
   if (json) sim::write_json(json->stream(), report.value());
   if (csv) sim::write_csv(csv->stream(), report.value());
   bool written = true;
@@ -140,7 +203,7 @@ int run_sim(const SimArgs& args) {
 // ---- irqmod run ---------------------------------------------------------------------------
 
 struct RunArgs {
-  std::string dir = IRQMOD_SCENARIO_DIR;
+  std::string dir;  // empty: scenarios/ of the data directory (sim::share_dir())
   ScenarioFlags flags;
   std::string json;
 };
@@ -376,7 +439,12 @@ void add_sim_command(CLI::App& app, int& status) {
   cmd->add_option("--json", args->json, "Write the JSON report to FILE ('-': stdout)");
   cmd->add_option("--csv", args->csv, "Write one CSV header and row to FILE ('-': stdout)");
   cmd->add_option("--trace", args->trace,
-                  "Write a Chrome trace-event timeline (Perfetto, chrome://tracing) to FILE");
+                  "Write a Chrome trace-event timeline (Perfetto, chrome://tracing) to FILE ('-': "
+                  "stdout, alone: no text report)");
+  cmd->add_option("--trace-detail", args->trace_detail,
+                  "With --trace: polls (default: per-poll slices, ring and drop counters; a 1 s "
+                  "line-rate run is ~15 MB) or frames (also an event per frame written back: "
+                  "~130 MB per line-rate second)");
   cmd->add_option("--trace-window", args->trace_window,
                   "Limit the timeline to START:END of simulated time, e.g. 10ms:11ms");
   cmd->add_flag("--no-wall-time", args->no_wall_time,
@@ -390,14 +458,20 @@ void add_run_command(CLI::App& app, int& status) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate every scenario of the built-in suite; one table");
-  cmd->add_option("--dir", args->dir, "Directory of scenario files (searched recursively)");
+  cmd->add_option("--dir", args->dir,
+                  "Directory of scenario files (searched recursively); default: scenarios/ of the "
+                  "data directory ($IRQMOD_SHARE_DIR, else the installed share/irqmod, else the "
+                  "source tree)");
   cmd->add_option("--duration", args->flags.duration,
                   "Time measured after each scenario's warm-up, e.g. 100ms");
   cmd->add_option("--set", args->flags.sets, "Override a key in every scenario (repeatable)");
   cmd->add_option("--json", args->json,
                   "Write every report and the seeds' rows (\"seed_rows\") as JSON to FILE ('-': "
                   "stdout)");
-  cmd->callback([args, &status] { status = run_suite(*args); });
+  cmd->callback([args, &status] {
+    if (args->dir.empty()) args->dir = (fs::path(sim::share_dir()) / "scenarios").string();
+    status = run_suite(*args);
+  });
 }
 
 }  // namespace irqmod::cli

@@ -417,7 +417,8 @@ inline constexpr std::string_view kSeedRowArray = "seed_row";
 Expected<std::vector<std::uint32_t>> parse_cpu_list(std::string_view text);
 
 // Where platform files are looked for: `platforms/` beside the scenario file or in any directory
-// above it, then the directories in IRQMOD_PLATFORM_PATH (colon-separated), then the one built in.
+// above it, then the directories in IRQMOD_PLATFORM_PATH (colon-separated), then platforms/ of
+// share_dir() (irqmod/sim/share.hpp: $IRQMOD_SHARE_DIR, the installed share/irqmod, the source).
 // The path of platform `name` for a scenario at `scenario_file`, or an Error listing those
 // searched and the platforms found.
 Expected<std::string> find_platform(std::string_view name, std::string_view scenario_file);

@@ -48,7 +48,10 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       tx_moderator_(scenario, coalesce::Direction::tx),
       polled_(std::max<std::uint32_t>(scenario.nic.rx_ring, 1)),
       ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)),
-      free_counter_(index == 0 ? "rx free" : "rx free " + std::to_string(index)) {
+      free_counter_(index == 0 ? "rx free" : "rx free " + std::to_string(index)),
+      written_back_counter_(index == 0 ? "rx written back"
+                                       : "rx written back " + std::to_string(index)),
+      dropped_counter_(index == 0 ? "rx dropped" : "rx dropped " + std::to_string(index)) {
   timer_irq_.owner = this;
   irq_poll_.owner = this;
   poll_in_irq_ = scenario.napi.poll_in_irq;
@@ -91,8 +94,11 @@ void QueueVector::land(const Packet& packet, Instant writeback) {
     report_lost(peers_, packet.flow);
     return;
   }
-  if (world_.trace)
-    world_.trace->instant(kTraceNic, index_, "frame written back", "nic", writeback);
+  if (world_.trace) {
+    ++rx_written_back_;
+    if (world_.trace->frames())
+      world_.trace->instant(kTraceNic, index_, "frame written back", "nic", writeback);
+  }
   apply(rx_moderator_.on_writeback(vector_, writeback, rx_->free_descriptors(),
                                    rx_->newest().frame_bytes),
         deadline_slot_);
@@ -361,6 +367,12 @@ void QueueVector::trace_ring() {
     // What the ring-low LLI compares with its threshold (seed 004's feedback loop).
     world_.trace->counter(kTraceNic, free_counter_, "descriptors", world_.now(),
                           static_cast<std::int64_t>(rx_->free_descriptors()));
+    // Running totals (Perfetto draws their slope as the rate): the frames instead of an event
+    // each, unless --trace-detail frames asked for those too.
+    world_.trace->counter(kTraceNic, written_back_counter_, "frames", world_.now(),
+                          static_cast<std::int64_t>(rx_written_back_));
+    world_.trace->counter(kTraceNic, dropped_counter_, "frames", world_.now(),
+                          static_cast<std::int64_t>(rx_dropped_));
   }
 }
 

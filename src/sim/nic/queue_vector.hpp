@@ -246,8 +246,9 @@ class QueueVector {
   std::uint32_t tx_bytes_unreported_ = 0;  // Tx cleaned since the driver last heard
   std::uint32_t tx_frames_unreported_ = 0;
   std::uint64_t interrupts_ = 0;
-  std::uint64_t rx_dropped_ = 0;  // frames dropped at this vector's Rx ring
-  std::uint64_t rx_cleaned_ = 0;  // frames its polls took from the ring
+  std::uint64_t rx_dropped_ = 0;       // frames dropped at this vector's Rx ring
+  std::uint64_t rx_cleaned_ = 0;       // frames its polls took from the ring
+  std::uint64_t rx_written_back_ = 0;  // frames landed in the ring, counted only when tracing
   TimerIrq timer_irq_{};
   IrqPoll irq_poll_{};
   bool poll_in_irq_ = false;
@@ -263,6 +264,8 @@ class QueueVector {
   SlotId vector_slot_{}, deadline_slot_{}, tx_deadline_slot_{}, timer_slot_{}, refill_slot_{};
   std::string ring_counter_;  // trace counter names
   std::string free_counter_;
+  std::string written_back_counter_;
+  std::string dropped_counter_;
 };
 
 }  // namespace irqmod::sim
