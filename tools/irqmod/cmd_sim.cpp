@@ -23,6 +23,7 @@
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
+#include "irqmod/sweep/runner.hpp"
 #include "irqmod/time.hpp"
 
 namespace irqmod::cli {
@@ -30,23 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Loads `file` with `sets`; `--duration T` sets the time measured, after the scenario's own
-// warm-up (scenario.duration = scenario.warmup + T): the warm-up builds state the numbers need.
+// Loads `file` with `sets` and `--duration T` (the time measured after the warm-up).
 sim::LoadResult load_measured(const std::string& file, std::vector<std::string> sets,
                               const std::optional<std::string>& duration) {
-  if (!duration) return sim::load_scenario_file(file, sets);
-  const auto measured = sim::parse_duration_ns(*duration, "s");
-  if (!measured || *measured <= 0) {
-    return sim::Diagnostic{"", 0,
-                           Error{"--duration", "'" + *duration +
-                                                   "' is not a duration; allowed: a time above 0 "
-                                                   "such as 100ms (a bare number is seconds)"}};
-  }
-  sim::LoadResult first = sim::load_scenario_file(file, sets);
-  if (!first) return first;
-  const std::int64_t total = first.value().scenario.warmup.count() + *measured;
-  sets.insert(sets.begin(), "scenario.duration=" + std::to_string(total) + "ns");
-  return sim::load_scenario_file(file, sets);
+  return sweep::load_measured_file(file, std::move(sets), duration);
 }
 
 // A progress bar on stderr, shown only on a terminal and only once a run has taken a second.
