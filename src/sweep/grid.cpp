@@ -9,7 +9,9 @@
 namespace irqmod::sweep {
 namespace {
 
-Error vary_error(std::string message) { return Error{"--vary", std::move(message)}; }
+Error vary_error(std::string message) {
+  return Error{"--vary", std::move(message)};
+}
 
 // "10us" -> {10, "us"}; "0.5" -> {0.5, ""}. False when there is no leading number.
 struct Quantity {
@@ -73,8 +75,8 @@ Expected<std::vector<std::string>> expand_range(const std::string& key, std::str
     return vary_error(key + ": '" + std::string(values) +
                       "': FROM, TO and STEP must share one unit (or STEP have none)");
   }
-  if (!(step.number > 0)) return vary_error(key + ": STEP must be above 0 in '" +
-                                            std::string(values) + "'");
+  if (!(step.number > 0))
+    return vary_error(key + ": STEP must be above 0 in '" + std::string(values) + "'");
   if (to.number < from.number) {
     return vary_error(key + ": TO is below FROM in '" + std::string(values) + "'");
   }
@@ -114,7 +116,8 @@ Expected<Axis> parse_vary(std::string_view spec) {
   }
   axis.values = split(values, ',');
   for (const std::string& v : axis.values) {
-    if (v.empty()) return vary_error(axis.key + ": an empty value in '" + std::string(values) + "'");
+    if (v.empty())
+      return vary_error(axis.key + ": an empty value in '" + std::string(values) + "'");
   }
   return axis;
 }

@@ -49,9 +49,9 @@ std::vector<std::string> run_cells(const sim::RunReport& report) {
   for (std::size_t c = 0; c < report.cpu.cores(); ++c)
     busy += report.cpu.busy(c);
   const auto sim_ns = report.sim_time.count();
-  cells.push_back(sim_ns > 0 ? fixed3(100.0 * static_cast<double>(busy.count()) /
-                                      static_cast<double>(sim_ns))
-                             : std::string());
+  cells.push_back(
+      sim_ns > 0 ? fixed3(100.0 * static_cast<double>(busy.count()) / static_cast<double>(sim_ns))
+                 : std::string());
   return cells;
 }
 
@@ -134,8 +134,7 @@ PointRow run_point(const Spec& spec, std::size_t index) {
     auto report = sim::simulate(scenario);
     if (!report) {
       return {{},
-              PointError{name + " seed " + std::to_string(base + k) + ": " +
-                             report.error().what(),
+              PointError{name + " seed " + std::to_string(base + k) + ": " + report.error().what(),
                          report.error().key != "conservation"}};
     }
     runs.push_back(run_cells(report.value()));

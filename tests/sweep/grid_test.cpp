@@ -31,9 +31,9 @@ TEST(ParseVary, ARangeKeepsItsUnitAndFractions) {
 }
 
 TEST(ParseVary, RefusesMalformedSpecsNamingTheFlag) {
-  for (const char* bad : {"nic.rx-usecs", "=1,2", "nic.rx-usecs=1,,2", "nic.rx-usecs=10:0:1",
-                          "nic.rx-usecs=0:10:0", "nic.rx-usecs=0us:10ms:1us",
-                          "nic.rx-usecs=a:b:c", "nic.rx-usecs=0:1000000:1"}) {
+  for (const char* bad :
+       {"nic.rx-usecs", "=1,2", "nic.rx-usecs=1,,2", "nic.rx-usecs=10:0:1", "nic.rx-usecs=0:10:0",
+        "nic.rx-usecs=0us:10ms:1us", "nic.rx-usecs=a:b:c", "nic.rx-usecs=0:1000000:1"}) {
     auto axis = parse_vary(bad);
     ASSERT_FALSE(axis) << bad;
     EXPECT_EQ(axis.error().key, "--vary") << bad;

@@ -33,7 +33,19 @@ struct SweepArgs {
   std::string json;
   std::string shard;
   std::vector<std::string> merge;
+  std::string plot;
 };
+
+// --csv/--json (CSV on stdout when neither), then --plot's picture.
+int write_results(const SweepArgs& args, const sweep::Table& table, const std::string& title) {
+  const std::string csv = args.csv.empty() && args.json.empty() ? "-" : args.csv;
+  const int written = write_table_files(table, csv, args.json, "sweep");
+  if (written != 0 || args.plot.empty()) return written;
+  sweep::PlotRequest request;
+  request.output = args.plot;
+  request.title = title;
+  return draw_plot(table, request, "sweep");
+}
 
 int run_merge(const SweepArgs& args) {
   std::vector<sweep::Table> shards;
@@ -55,8 +67,7 @@ int run_merge(const SweepArgs& args) {
     std::cerr << "irqmod sweep: --merge: " << merged.error().what() << "\n";
     return kExitBadInput;
   }
-  const std::string csv = args.csv.empty() && args.json.empty() ? "-" : args.csv;
-  return write_table_files(merged.value(), csv, args.json, "sweep");
+  return write_results(args, merged.value(), "irqmod sweep --merge");
 }
 
 int run_sweep(const SweepArgs& args) {
@@ -130,8 +141,10 @@ int run_sweep(const SweepArgs& args) {
     std::cerr << "irqmod sweep: " << outcome.error->message << "\n";
     return outcome.error->bad_input ? kExitBadInput : kExitRunFailed;
   }
-  const std::string csv = args.csv.empty() && args.json.empty() ? "-" : args.csv;
-  return write_table_files(outcome.table, csv, args.json, "sweep");
+  std::string title = "irqmod sweep " + args.file;
+  for (const std::string& v : args.vary)
+    title += " --vary " + v;
+  return write_results(args, outcome.table, title);
 }
 
 }  // namespace
@@ -156,6 +169,9 @@ void add_sweep_command(CLI::App& app, int& status) {
                   "Run only shard I of N (0-based, contiguous blocks of points), for job arrays");
   cmd->add_option("--merge", args->merge,
                   "Merge the shards' CSV files into the single run's table (no FILE)");
+  cmd->add_option("--plot", args->plot,
+                  "Also draw latency against CPU and interrupts/s, Pareto points labelled, to "
+                  "FILE.svg or FILE.png (gnuplot)");
   cmd->callback([args, &status] { status = run_sweep(*args); });
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "irqmod/sweep/plot.hpp"
 #include "irqmod/sweep/table.hpp"
 #include "irqmod/time.hpp"
 
@@ -16,6 +17,11 @@ inline constexpr int kExitWriteFailed = 3;
 // stdout). Returns 0, or kExitWriteFailed after saying which file on stderr.
 int write_table_files(const sweep::Table& table, const std::string& csv, const std::string& json,
                       const std::string& command);
+
+// Draws `table` with gnuplot (sweep/plot.hpp). Returns 0; kExitBadInput when the request is
+// wrong (an extension, a key); kExitWriteFailed when gnuplot cannot be run or fails to write.
+int draw_plot(const sweep::Table& table, const sweep::PlotRequest& request,
+              const std::string& command);
 
 // Points done and the time left, on stderr, only when stderr is a terminal.
 class PointProgress {

@@ -33,12 +33,12 @@ sim::LoadResult load_measured_file(const std::string& file, std::vector<std::str
                                    const std::optional<std::string>& duration);
 
 struct Spec {
-  std::string file;  // the scenario file's name (messages, platform lookup)
-  std::string text;  // its contents
-  std::vector<std::string> sets;         // --set overrides, applied before the point's
-  std::optional<std::string> duration;   // --duration
-  std::vector<Axis> axes;                // --vary
-  std::size_t seeds = 1;                 // --seeds
+  std::string file;                     // the scenario file's name (messages, platform lookup)
+  std::string text;                     // its contents
+  std::vector<std::string> sets;        // --set overrides, applied before the point's
+  std::optional<std::string> duration;  // --duration
+  std::vector<Axis> axes;               // --vary
+  std::size_t seeds = 1;                // --seeds
 };
 
 // The first column: the point's number in the grid (shards and ranks merge on it).
