@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   irqmod::cli::add_top_command(app, status);
   irqmod::cli::add_sweep_command(app, status);
   irqmod::cli::add_plot_command(app, status);
+  irqmod::cli::add_tune_command(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
