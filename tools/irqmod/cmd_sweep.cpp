@@ -17,6 +17,7 @@
 #include "irqmod/sweep/grid.hpp"
 #include "irqmod/sweep/runner.hpp"
 #include "irqmod/sweep/table.hpp"
+#include "sweep_mpi.hpp"
 #include "sweep_output.hpp"
 
 namespace irqmod::cli {
@@ -70,13 +71,13 @@ int run_merge(const SweepArgs& args) {
   return write_results(args, merged.value(), "irqmod sweep --merge");
 }
 
-int run_sweep(const SweepArgs& args) {
+int run_sweep(const SweepArgs& args, const MpiWorld& world) {
   if (!args.merge.empty()) {
     if (!args.file.empty() || !args.vary.empty()) {
       std::cerr << "irqmod sweep: --merge takes the shards' CSV files only, no FILE or --vary\n";
       return kExitBadInput;
     }
-    return run_merge(args);
+    return world.rank == 0 ? run_merge(args) : kExitOk;
   }
   if (args.file.empty()) {
     std::cerr << "irqmod sweep: FILE: a scenario file is required (or --merge SHARD.csv ...)\n";
@@ -129,18 +130,56 @@ int run_sweep(const SweepArgs& args) {
     }
     range = sweep::shard_range(total, shard.value());
   }
+  // Under MPI, rank r takes the shard's points r, r + N, r + 2N, ...
   std::vector<std::size_t> points;
-  for (std::size_t i = range.begin; i < range.end; ++i)
-    points.push_back(i);
-  const unsigned jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  for (std::size_t i = range.begin; i < range.end; ++i) {
+    if ((i - range.begin) % static_cast<std::size_t>(world.size) ==
+        static_cast<std::size_t>(world.rank))
+      points.push_back(i);
+  }
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned jobs =
+      args.jobs ? args.jobs : std::max(1u, cores / static_cast<unsigned>(world.size));
   PointProgress progress;
   sweep::Outcome outcome = sweep::run_points(
       spec, points, jobs, [&](std::size_t done, std::size_t n) { progress.update(done, n); });
   progress.finish();
+  if (world.size > 1) {
+    // Each rank's rows (or its error) to rank 0, which merges them on the point number.
+    std::ostringstream mine;
+    if (outcome.error) {
+      mine << (outcome.error->bad_input ? 'B' : 'F') << outcome.error->message;
+    } else {
+      mine << 'T';
+      sweep::write_csv(mine, outcome.table);
+    }
+    const std::vector<std::string> all = gather_text(world, mine.str());
+    std::vector<sweep::Table> tables;
+    std::vector<std::string> names;
+    for (std::size_t r = 0; r < all.size() && !outcome.error; ++r) {
+      if (all[r][0] != 'T') {
+        outcome.error = sweep::PointError{"rank " + std::to_string(r) + ": " + all[r].substr(1),
+                                          all[r][0] == 'B'};
+        break;
+      }
+      std::istringstream in(all[r].substr(1));
+      tables.push_back(sweep::read_csv(in, "rank " + std::to_string(r)).value());
+      names.push_back("rank " + std::to_string(r));
+    }
+    if (world.rank == 0 && !outcome.error) {
+      auto merged = sweep::merge(tables, names, sweep::kPointColumn);
+      if (!merged) {
+        outcome.error = sweep::PointError{merged.error().what(), false};
+      } else {
+        outcome.table = std::move(merged).value();
+      }
+    }
+  }
   if (outcome.error) {
     std::cerr << "irqmod sweep: " << outcome.error->message << "\n";
     return outcome.error->bad_input ? kExitBadInput : kExitRunFailed;
   }
+  if (world.rank != 0) return kExitOk;
   std::string title = "irqmod sweep " + args.file;
   for (const std::string& v : args.vary)
     title += " --vary " + v;
@@ -172,7 +211,17 @@ void add_sweep_command(CLI::App& app, int& status) {
   cmd->add_option("--plot", args->plot,
                   "Also draw latency against CPU and interrupts/s, Pareto points labelled, to "
                   "FILE.svg or FILE.png (gnuplot)");
-  cmd->callback([args, &status] { status = run_sweep(*args); });
+  cmd->callback([args, &status] {
+    const MpiWorld world = start_mpi();
+    // Ranks other than 0 say nothing: rank 0 reports the same errors, and writes the output.
+    std::streambuf* cerr = std::cerr.rdbuf();
+    if (world.rank != 0) std::cerr.rdbuf(nullptr);
+    // Every rank exits with rank 0's status, so that mpirun's is the sweep's.
+    status = broadcast_int(world, run_sweep(*args, world));
+    std::cerr.clear();
+    std::cerr.rdbuf(cerr);
+    finish_mpi(world);
+  });
 }
 
 }  // namespace irqmod::cli
