@@ -205,23 +205,35 @@ Expected<PlotFiles> make_plot(const Table& table, const PlotRequest& request,
       if (!c) return Error{"--metric", "'" + m + "' is not a column of the table"};
       at.push_back(*c);
     }
+    // Times (the *_ns columns) are drawn in us; a mix keeps the columns' own units.
+    const bool times = std::all_of(metrics.begin(), metrics.end(),
+                                   [](const std::string& m) { return ends_with(m, "_ns"); });
     // Rows in the grid's order, each metric one column; the key's value as the tick label.
     std::ostringstream data;
     for (const auto& row : table.rows) {
       data << data_string(row[*key]);
-      for (std::size_t c : at)
-        data << ' ' << (row[c].empty() ? std::string("NaN") : row[c]);
+      for (std::size_t c : at) {
+        if (row[c].empty()) {
+          data << " NaN";
+        } else {
+          data << ' ' << (times ? number(std::strtod(row[c].c_str(), nullptr) / 1000.0) : row[c]);
+        }
+      }
       data << '\n';
     }
     files.data = data.str();
     s << terminal(request.output, 1000, 600) << "set title " << quoted(request.title)
       << " noenhanced\nset grid\nset key outside right top box noenhanced\n"
       << "set xlabel " << quoted(request.against) << " noenhanced\n"
-      << "set ylabel " << quoted(metrics.size() == 1 ? metrics[0] : "value")
-      << " noenhanced\nset xtics rotate by -30\nplot ";
+      << "set ylabel "
+      << quoted(times                 ? "time (µs)"
+                : metrics.size() == 1 ? metrics[0]
+                                      : "value (column's unit)")
+      << " noenhanced\nset yrange [0:*]\nset xtics rotate by -30\nplot ";
     for (std::size_t i = 0; i < metrics.size(); ++i) {
       s << (i ? ", \\\n  " : "") << d << " using 0:" << i + 2 << (i ? "" : ":xtic(1)")
-        << " with linespoints pt 7 lw 1.5 title " << quoted(metrics[i]);
+        << " with linespoints pt 7 lw 1.5 title "
+        << quoted(times ? metrics[i].substr(0, metrics[i].size() - 3) + " (µs)" : metrics[i]);
     }
     s << "\n";
   }
