@@ -29,7 +29,8 @@ hz=$(getconf CLK_TCK)
 wall=$(calc "$t1 - $t0")
 cpu_s=$(calc "($ticks1 - $ticks0) / $hz")
 points=$(($(wc -l <"$out") - 1))
-events=$(awk -F, 'NR > 1 { e += $7 } END { printf "%d", e }' "$out")
+events=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "events") c = i; next }
+                 { e += $c } END { printf "%d", e }' "$out")
 printf 'sweep: %d points, %.1f s wall, %.1f s CPU (%.1f ms CPU per point), %d events, %.1f M events per CPU-second, %d cores\n' \
   "$points" "$wall" "$cpu_s" "$(calc "$cpu_s * 1000 / $points")" "$events" \
   "$(calc "$events / $cpu_s / 1000000")" "$(nproc)"

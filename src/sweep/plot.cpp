@@ -134,7 +134,8 @@ Expected<std::string> frontier_data(const Table& table, std::vector<Latency>& ro
 std::vector<std::string> varied_keys(const Table& table) {
   std::vector<std::string> keys;
   const auto end = table.column("scenario");
-  for (std::size_t c = 1; end && c < *end; ++c)
+  const auto begin = table.column("points");
+  for (std::size_t c = begin ? *begin + 1 : 1; end && c < *end; ++c)
     keys.push_back(table.columns[c]);
   return keys;
 }

@@ -85,7 +85,7 @@ sim::LoadResult load_measured_file(const std::string& file, std::vector<std::str
 }
 
 std::vector<std::string> columns(const Spec& spec) {
-  std::vector<std::string> out{std::string(kPointColumn)};
+  std::vector<std::string> out{std::string(kPointColumn), std::string(kPointsColumn)};
   for (const Axis& a : spec.axes)
     out.push_back(a.key);
   const std::vector<std::string> metrics = metric_columns();
@@ -142,6 +142,7 @@ PointRow run_point(const Spec& spec, std::size_t index) {
 
   PointRow row;
   row.cells.push_back(std::to_string(index));
+  row.cells.push_back(std::to_string(point_count(spec.axes)));
   const std::vector<std::string> values = point_values(spec.axes, index);
   row.cells.insert(row.cells.end(), values.begin(), values.end());
   if (spec.seeds == 1) {

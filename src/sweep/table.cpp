@@ -139,14 +139,18 @@ Expected<Table> read_csv(std::istream& in, std::string_view name) {
 }
 
 Expected<Table> merge(const std::vector<Table>& shards, const std::vector<std::string>& names,
-                      std::string_view index_column) {
+                      std::string_view index_column, std::string_view count_column) {
   if (shards.empty()) return Error{"--merge", "no shard given"};
   Table merged;
   merged.columns = shards[0].columns;
   const auto index_at = merged.column(index_column);
-  if (!index_at) {
-    return Error{names[0], "no column '" + std::string(index_column) + "': not a sweep's CSV"};
+  const auto count_at = merged.column(count_column);
+  if (!index_at || !count_at) {
+    return Error{names[0], "no columns '" + std::string(index_column) + "' and '" +
+                               std::string(count_column) + "': not a sweep's CSV"};
   }
+  std::string count;
+  std::size_t points = 0;
   std::map<std::size_t, const std::vector<std::string>*> by_index;
   for (std::size_t s = 0; s < shards.size(); ++s) {
     if (shards[s].columns != merged.columns) {
@@ -159,6 +163,19 @@ Expected<Table> merge(const std::vector<Table>& shards, const std::vector<std::s
       if (ec != std::errc() || end != cell.data() + cell.size()) {
         return Error{names[s], "'" + cell + "' in column " + std::string(index_column) +
                                    " is not a point number"};
+      }
+      if (count.empty()) {
+        count = row[*count_at];
+        const auto [count_end, count_ec] =
+            std::from_chars(count.data(), count.data() + count.size(), points);
+        if (count_ec != std::errc() || count_end != count.data() + count.size()) {
+          return Error{names[s], "'" + count + "' in column " + std::string(count_column) +
+                                     " is not a number of points"};
+        }
+      }
+      if (row[*count_at] != count) {
+        return Error{names[s], "point " + cell + " is of a grid of " + row[*count_at] +
+                                   " points, others of " + count + ": not the same sweep"};
       }
       if (!by_index.emplace(index, &row).second) {
         return Error{names[s], "point " + cell + " is in two shards"};
@@ -173,6 +190,11 @@ Expected<Table> merge(const std::vector<Table>& shards, const std::vector<std::s
     }
     merged.rows.push_back(*row);
     ++expected;
+  }
+  if (!count.empty() && expected != points) {
+    return Error{"--merge", "points " + std::to_string(expected) + ".." +
+                                std::to_string(points - 1) + " of the grid's " + count +
+                                " are in no shard: a shard's file is missing"};
   }
   return merged;
 }

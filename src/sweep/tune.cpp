@@ -183,8 +183,10 @@ TuneResult tune(const TuneRequest& request) {
   }
   // Point numbers in the table: the order of the runs.
   for (std::size_t r = 0; r < result.table.rows.size(); ++r) {
-    result.table.rows[r][0] = std::to_string(r);
-    result.ranked[r].row[0] = result.table.rows[r][0];
+    for (auto* row : {&result.table.rows[r], &result.ranked[r].row}) {
+      (*row)[0] = std::to_string(r);
+      (*row)[1] = std::to_string(result.table.rows.size());
+    }
   }
   std::stable_sort(result.ranked.begin(), result.ranked.end(),
                    [](const Candidate& a, const Candidate& b) {

@@ -47,11 +47,12 @@ TEST(Runner, EachRowIsTheSimulatorsOwnCsvRowForThatPoint) {
   const Outcome outcome = run_points(spec, {0, 1, 2, 3}, 2);
   ASSERT_FALSE(outcome.error);
   ASSERT_EQ(outcome.table.rows.size(), 4u);
-  const std::size_t metrics_at = 3;  // point, the two keys
+  const std::size_t metrics_at = 4;  // point, points, the two keys
   const std::size_t sim_columns = outcome.table.columns.size() - metrics_at - 1;  // cpu_percent
   for (std::size_t p = 0; p < 4; ++p) {
     const auto& row = outcome.table.rows[p];
     EXPECT_EQ(row[0], std::to_string(p));
+    EXPECT_EQ(row[1], "4");
     EXPECT_EQ(joined(row, metrics_at, sim_columns), sim_row(spec, point_overrides(spec.axes, p)));
   }
   // The points differ: the grid's values reached the runs.

@@ -8,13 +8,14 @@ namespace irqmod::sweep {
 namespace {
 
 Table sample() {
-  return Table{{"point", "name", "p99"}, {{"0", "a,b", "12.5"}, {"1", "q\"x", ""}}};
+  return Table{{"point", "points", "name", "p99"},
+               {{"0", "2", "a,b", "12.5"}, {"1", "2", "q\"x", ""}}};
 }
 
 TEST(Table, CsvRoundTripsQuotedCells) {
   std::ostringstream out;
   write_csv(out, sample());
-  EXPECT_EQ(out.str(), "point,name,p99\n0,\"a,b\",12.5\n1,\"q\"\"x\",\n");
+  EXPECT_EQ(out.str(), "point,points,name,p99\n0,2,\"a,b\",12.5\n1,2,\"q\"\"x\",\n");
   std::istringstream in(out.str());
   auto back = read_csv(in, "t.csv");
   ASSERT_TRUE(back) << back.error().what();
@@ -45,22 +46,29 @@ TEST(Merge, ShardsInAnyOrderGiveTheRowsInPointOrder) {
   const Table whole = sample();
   Table first{whole.columns, {whole.rows[0]}};
   Table second{whole.columns, {whole.rows[1]}};
-  auto merged = merge({second, first}, {"b.csv", "a.csv"}, "point");
+  auto merged = merge({second, first}, {"b.csv", "a.csv"}, "point", "points");
   ASSERT_TRUE(merged) << merged.error().what();
   EXPECT_EQ(merged.value(), whole);
 }
 
-TEST(Merge, RefusesADuplicateAGapAndOtherColumns) {
+TEST(Merge, RefusesADuplicateAGapAMissingLastShardAndOtherColumns) {
   const Table whole = sample();
   Table first{whole.columns, {whole.rows[0]}};
-  Table gap{whole.columns, {{"2", "c", "1"}}};
-  EXPECT_FALSE(merge({first, first}, {"a.csv", "a.csv"}, "point"));
-  auto missing = merge({first, gap}, {"a.csv", "c.csv"}, "point");
+  EXPECT_FALSE(merge({first, first}, {"a.csv", "a.csv"}, "point", "points"));
+  Table gap{whole.columns, {{"2", "3", "c", "1"}}};
+  Table first_of_3{whole.columns, {{"0", "3", "a", "1"}}};
+  auto missing = merge({first_of_3, gap}, {"a.csv", "c.csv"}, "point", "points");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("point 1 is in no shard"), std::string::npos);
-  Table other{{"point", "x", "p99"}, {}};
-  EXPECT_FALSE(merge({first, other}, {"a.csv", "o.csv"}, "point"));
-  EXPECT_FALSE(merge({Table{{"x"}, {}}}, {"a.csv"}, "point"));
+  auto last = merge({first}, {"a.csv"}, "point", "points");
+  ASSERT_FALSE(last);
+  EXPECT_NE(last.error().message.find("points 1..1 of the grid's 2 are in no shard"),
+            std::string::npos)
+      << last.error().message;
+  EXPECT_FALSE(merge({first, gap}, {"a.csv", "c.csv"}, "point", "points"));  // 2 vs 3 points
+  Table other{{"point", "points", "x", "p99"}, {}};
+  EXPECT_FALSE(merge({first, other}, {"a.csv", "o.csv"}, "point", "points"));
+  EXPECT_FALSE(merge({Table{{"x"}, {}}}, {"a.csv"}, "point", "points"));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ cmp "$dir/j1.csv" "$dir/j2.csv"
 [[ $(wc -l <"$dir/j1.csv") -eq 5 ]] || { echo "expected a header and 4 rows"; cat "$dir/j1.csv"; exit 1; }
 [[ $(grep -c '^{"point":' "$dir/j1.json") -eq 4 ]] || { echo "expected 4 JSON rows"; cat "$dir/j1.json"; exit 1; }
 
-# Row by row against separate sim runs: drop the point and the two keys in front and the
+# Row by row against separate sim runs: drop the point, the count and the two keys in front and the
 # derived cpu_percent behind; what is left must be sim's CSV row byte for byte.
 point=0
 for usecs in 8 50; do
@@ -22,8 +22,8 @@ for usecs in 8 50; do
     expected=$("$irqmod" sim "$scenario" --duration 20ms --set nic.rx-usecs=$usecs \
                  --set traffic.msg-size=$size --csv - | sed -n 2p)
     row=$(sed -n "$((point + 2))p" "$dir/j1.csv")
-    [[ $row == "$point,$usecs,$size,"* ]] || { echo "row $point: $row"; exit 1; }
-    got=$(echo "$row" | cut -d, -f4- | sed 's/,[^,]*$//')
+    [[ $row == "$point,4,$usecs,$size,"* ]] || { echo "row $point: $row"; exit 1; }
+    got=$(echo "$row" | cut -d, -f5- | sed 's/,[^,]*$//')
     [[ $got == "$expected" ]] || { echo "point $point differs:"; echo " sweep: $got"; echo " sim:   $expected"; exit 1; }
     point=$((point + 1))
   done

@@ -63,9 +63,9 @@ int run_merge(const SweepArgs& args) {
     }
     shards.push_back(std::move(table).value());
   }
-  auto merged = sweep::merge(shards, args.merge, sweep::kPointColumn);
+  auto merged = sweep::merge(shards, args.merge, sweep::kPointColumn, sweep::kPointsColumn);
   if (!merged) {
-    std::cerr << "irqmod sweep: --merge: " << merged.error().what() << "\n";
+    std::cerr << "irqmod sweep: " << merged.error().what() << "\n";
     return kExitBadInput;
   }
   return write_results(args, merged.value(), "irqmod sweep --merge");
@@ -167,7 +167,7 @@ int run_sweep(const SweepArgs& args, const MpiWorld& world) {
       names.push_back("rank " + std::to_string(r));
     }
     if (world.rank == 0 && !outcome.error) {
-      auto merged = sweep::merge(tables, names, sweep::kPointColumn);
+      auto merged = sweep::merge(tables, names, sweep::kPointColumn, sweep::kPointsColumn);
       if (!merged) {
         outcome.error = sweep::PointError{merged.error().what(), false};
       } else {

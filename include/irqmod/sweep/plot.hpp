@@ -28,7 +28,7 @@ struct PlotFiles {
   std::string script;  // reads `data_path`, writes request.output
 };
 
-// The varied keys of a sweep's table: the columns between "point" and "scenario".
+// The varied keys of a sweep's table: the columns between "points" and "scenario".
 std::vector<std::string> varied_keys(const Table& table);
 
 // Errors name the flag: --plot / an unknown extension, --against / not a varied key, --metric /

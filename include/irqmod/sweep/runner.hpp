@@ -41,12 +41,14 @@ struct Spec {
   std::size_t seeds = 1;                // --seeds
 };
 
-// The first column: the point's number in the grid (shards and ranks merge on it).
+// The first columns: the point's number in the grid (shards and ranks merge on it) and the
+// grid's number of points (a merge checks that none is missing).
 inline constexpr std::string_view kPointColumn = "point";
+inline constexpr std::string_view kPointsColumn = "points";
 
-// The table's columns: point, the varied keys, every column of `irqmod sim --csv` (metrics.hpp
-// write_csv), cpu_percent (cpu_busy_ns over sim_time_ns, in % of one core), and with seeds > 1
-// the spread: <metric>_min and <metric>_max for each numeric metric.
+// The table's columns: point, points, the varied keys, every column of `irqmod sim --csv`
+// (metrics.hpp write_csv), cpu_percent (cpu_busy_ns over sim_time_ns, in % of one core), and with
+// seeds > 1 the spread: <metric>_min and <metric>_max for each numeric metric.
 std::vector<std::string> columns(const Spec& spec);
 
 // Checks each axis value alone on the scenario (a bad key or value is the scenario's

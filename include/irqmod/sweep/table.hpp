@@ -36,9 +36,10 @@ void write_json(std::ostream& out, const Table& table);
 Expected<Table> read_csv(std::istream& in, std::string_view name);
 
 // Shards' tables back into the single run's: the same columns, rows ordered by the integer in
-// column `index_column`, every index 0..n-1 present exactly once. Errors name the shard.
+// column `index_column`, every index 0..n-1 present exactly once, where n is column
+// `count_column`'s value (the same in every row). Errors name the shard or the missing point.
 Expected<Table> merge(const std::vector<Table>& shards, const std::vector<std::string>& names,
-                      std::string_view index_column);
+                      std::string_view index_column, std::string_view count_column);
 
 // True when `cell` is a JSON number as written ("-12", "3.5", "1e-3"; not "", "+1", ".5", "nan").
 bool is_json_number(std::string_view cell);
