@@ -36,8 +36,11 @@ cmp "$dir/j1.csv" "$dir/merged.csv"
 cmp "$dir/j1.json" "$dir/merged.json"
 
 if [[ ${IRQMOD_MPIRUN:-} ]]; then
-  $IRQMOD_MPIRUN -n 2 --oversubscribe --allow-run-as-root "$irqmod" sweep "$scenario" \
-    "${grid[@]}" --csv "$dir/mpi.csv"
+  # Open MPI's MPI_Init leaves allocations of its own (strdup in its components) that
+  # LeakSanitizer reports in the ASan build; leaks are checked by every other test.
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+  $IRQMOD_MPIRUN -x ASAN_OPTIONS -n 2 --oversubscribe --allow-run-as-root "$irqmod" sweep \
+    "$scenario" "${grid[@]}" --csv "$dir/mpi.csv"
   cmp "$dir/j1.csv" "$dir/mpi.csv"
   echo "mpirun -n 2: identical"
 fi
