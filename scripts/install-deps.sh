@@ -13,6 +13,9 @@ packages=(
   sockperf                                   # the client irqmod serve answers (tests, bench/)
   iproute2 ethtool                           # bench/, irqmod lab: veth pairs in network namespaces
   libmnl-dev                                 # irqmod napi, irqmod lab: the netdev netlink family
+  libnlopt-dev libnlopt-cxx-dev              # irqmod tune: derivative-free search (COBYLA)
+  gnuplot-nox                                # irqmod plot, sweep --plot: SVG and PNG pictures
+  libopenmpi-dev openmpi-bin                 # irqmod sweep under mpirun (the IRQMOD_MPI option)
 )
 
 missing=()

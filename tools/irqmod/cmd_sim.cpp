@@ -27,6 +27,7 @@
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
+#include "irqmod/sweep/runner.hpp"
 #include "irqmod/time.hpp"
 #include "scenario_input.hpp"
 

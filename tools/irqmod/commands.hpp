@@ -32,5 +32,8 @@ void add_serve_command(CLI::App& app, int& status);
 void add_lab_command(CLI::App& app, int& status);
 void add_napi_command(CLI::App& app, int& status);
 void add_top_command(CLI::App& app, int& status);
+void add_sweep_command(CLI::App& app, int& status);
+void add_plot_command(CLI::App& app, int& status);
+void add_tune_command(CLI::App& app, int& status);
 
 }  // namespace irqmod::cli

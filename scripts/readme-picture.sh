@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# readme-picture.sh [IRQMOD]: makes docs/img/sweep-pingpong.png, the README's picture, with the
+# command the README shows: sockperf-like UDP ping-pong on the i40e preset, rx-usecs x busy_read
+# x napi_defer_hard_irqs (gro_flush_timeout 20 us), 1 s simulated per point.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+irqmod=${1:-$here/build/bin/irqmod}
+cd "$here"
+set -x
+"$irqmod" sweep scenarios/basics/pingpong-udp.toml \
+  --vary nic.rx-usecs=2,8,16,32,64 --vary napi.busy_read=0,50us \
+  --vary napi.napi_defer_hard_irqs=0,2 --set napi.gro_flush_timeout=20us \
+  --csv docs/img/sweep-pingpong.csv --plot docs/img/sweep-pingpong.png

@@ -1,0 +1,246 @@
+#include "irqmod/sweep/tune.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <nlopt.hpp>
+#include <thread>
+
+namespace irqmod::sweep {
+namespace {
+
+struct Evaluation {
+  std::vector<std::string> overrides;
+  PointRow row;
+};
+
+// One grid point's search: its runs, cached by their (rounded) settings.
+class PointSearch {
+ public:
+  PointSearch(const TuneRequest& request, std::vector<std::string> grid_overrides)
+      : request_(request), grid_(std::move(grid_overrides)) {}
+
+  void run() {
+    if (request_.search.empty()) {
+      evaluate({});
+      return;
+    }
+    const unsigned n = static_cast<unsigned>(request_.search.size());
+    nlopt::opt opt(nlopt::LN_COBYLA, n);
+    opt.set_lower_bounds(std::vector<double>(n, 0.0));
+    opt.set_upper_bounds(std::vector<double>(n, 1.0));
+    opt.set_min_objective(&PointSearch::objective, this);
+    for (std::size_t c = 0; c < request_.constraints.size(); ++c) {
+      constraint_context_.push_back({this, c});
+    }
+    for (auto& context : constraint_context_)
+      opt.add_inequality_constraint(&PointSearch::constraint, &context, 0.0);
+    opt.set_maxeval(static_cast<int>(request_.evaluations));
+    opt.set_xtol_abs(1e-3);
+    opt.set_initial_step(0.25);
+    std::vector<double> x(n, 0.5);  // the middle of every range
+    double value = 0;
+    try {
+      opt.optimize(x, value);
+    } catch (const std::exception&) {
+      // NLopt stops by an exception on a round-off limit or a forced stop (a refused point);
+      // every run made so far is kept and ranked all the same.
+    }
+  }
+
+  std::vector<Evaluation> evaluations;
+  Table table;
+
+ private:
+  struct ConstraintContext {
+    PointSearch* self;
+    std::size_t index;
+  };
+
+  std::vector<std::string> settings(const std::vector<double>& x) const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < request_.search.size(); ++i) {
+      const SearchAxis& a = request_.search[i];
+      const double v = a.low + std::clamp(x[i], 0.0, 1.0) * (a.high - a.low);
+      out.push_back(a.key + "=" + std::to_string(std::llround(v)) + a.unit);
+    }
+    return out;
+  }
+
+  const Evaluation& evaluate(const std::vector<std::string>& searched) {
+    const auto cached = cache_.find(searched);
+    if (cached != cache_.end()) return evaluations[cached->second];
+    std::vector<std::string> overrides = grid_;
+    overrides.insert(overrides.end(), searched.begin(), searched.end());
+    Spec spec = request_.base;
+    spec.axes.clear();
+    for (const std::string& o : overrides) {
+      const std::size_t eq = o.find('=');
+      spec.axes.push_back({o.substr(0, eq), {o.substr(eq + 1)}});
+    }
+    if (table.columns.empty()) table.columns = columns(spec);
+    evaluations.push_back({overrides, run_point(spec, 0)});
+    cache_.emplace(searched, evaluations.size() - 1);
+    return evaluations.back();
+  }
+
+  const Evaluation& at(const double* x) {
+    return evaluate(settings(std::vector<double>(x, x + request_.search.size())));
+  }
+
+  static double objective(unsigned n, const double* x, double*, void* data) {
+    auto* self = static_cast<PointSearch*>(data);
+    (void)n;
+    const Evaluation& e = self->at(x);
+    if (e.row.error) throw nlopt::forced_stop();
+    const auto v = metric_value(self->table, e.row.cells, self->request_.minimize);
+    return v ? *v : 1e30;
+  }
+
+  // Signed for COBYLA: below 0 when met, so it sees how much room there is.
+  static double constraint(unsigned, const double* x, double*, void* data) {
+    auto* context = static_cast<ConstraintContext*>(data);
+    PointSearch* self = context->self;
+    const Evaluation& e = self->at(x);
+    if (e.row.error) throw nlopt::forced_stop();
+    const Constraint& c = self->request_.constraints[context->index];
+    const auto v = metric_value(self->table, e.row.cells, c.metric);
+    if (!v) return 1.0;
+    const double scale = std::max(std::fabs(c.limit), 1e-9);
+    const bool upper = c.relation == Relation::at_most || c.relation == Relation::below;
+    return (upper ? *v - c.limit : c.limit - *v) / scale;
+  }
+
+  const TuneRequest& request_;
+  std::vector<std::string> grid_;
+  std::map<std::vector<std::string>, std::size_t> cache_;
+  std::vector<ConstraintContext> constraint_context_;
+};
+
+}  // namespace
+
+Expected<SearchAxis> parse_search(std::string_view spec) {
+  auto axis = parse_vary(spec);
+  const std::size_t eq = spec.find('=');
+  const std::string_view range = eq == std::string_view::npos ? "" : spec.substr(eq + 1);
+  if (!axis || std::count(range.begin(), range.end(), ':') != 1) {
+    return Error{"--search", "'" + std::string(spec) +
+                                 "' is not KEY=LOW:HIGH; e.g. nic.rx-usecs=1:128 or "
+                                 "napi.gro_flush_timeout=0us:200us"};
+  }
+  // LOW:HIGH read as the range LOW:HIGH:(HIGH-LOW), which checks numbers and the shared unit.
+  const std::string low(range.substr(0, range.find(':')));
+  const std::string high(range.substr(range.find(':') + 1));
+  SearchAxis out{axis->key, 0, 0, ""};
+  char* end = nullptr;
+  out.low = std::strtod(low.c_str(), &end);
+  out.unit = end;
+  if (end == low.c_str()) return Error{"--search", "'" + low + "' is not a number"};
+  out.high = std::strtod(high.c_str(), &end);
+  if (end == high.c_str() || std::string(end) != out.unit) {
+    return Error{"--search", "'" + std::string(range) + "': LOW and HIGH need one unit"};
+  }
+  if (!(out.high > out.low))
+    return Error{"--search", "HIGH must be above LOW in '" + std::string(range) + "'"};
+  return out;
+}
+
+TuneResult tune(const TuneRequest& request) {
+  const std::size_t points = point_count(request.base.axes);
+  std::vector<PointSearch> searches;
+  for (std::size_t p = 0; p < points; ++p)
+    searches.emplace_back(request, point_overrides(request.base.axes, p));
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t p = next++; p < points; p = next++)
+      searches[p].run();
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < std::min<unsigned>(request.jobs, static_cast<unsigned>(points)); ++t)
+    threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads)
+    t.join();
+
+  TuneResult result;
+  for (PointSearch& s : searches) {
+    if (result.table.columns.empty()) result.table.columns = s.table.columns;
+    for (Evaluation& e : s.evaluations) {
+      if (e.row.error) {
+        if (!result.error) result.error = e.row.error;
+        continue;
+      }
+      Candidate c{e.overrides, e.row.cells, 0, 0};
+      const auto v = metric_value(s.table, c.row, request.minimize);
+      c.objective = v ? *v : 1e30;
+      for (const Constraint& k : request.constraints)
+        c.violation += violation(s.table, c.row, k);
+      result.table.rows.push_back(c.row);
+      result.ranked.push_back(std::move(c));
+    }
+  }
+  // Point numbers in the table: the order of the runs.
+  for (std::size_t r = 0; r < result.table.rows.size(); ++r) {
+    for (auto* row : {&result.table.rows[r], &result.ranked[r].row}) {
+      (*row)[0] = std::to_string(r);
+      (*row)[1] = std::to_string(result.table.rows.size());
+    }
+  }
+  std::stable_sort(result.ranked.begin(), result.ranked.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     const bool a_met = a.violation == 0, b_met = b.violation == 0;
+                     if (a_met != b_met) return a_met;
+                     if (!a_met && a.violation != b.violation) return a.violation < b.violation;
+                     return a.objective < b.objective;
+                   });
+  result.met = !result.ranked.empty() && result.ranked[0].violation == 0;
+  return result;
+}
+
+std::vector<std::string> apply_commands(const sim::Scenario& s, std::string_view dev_view) {
+  const std::string dev(dev_view);
+  std::vector<std::string> out;
+  const auto us = [](Duration d) { return std::to_string(d.count() / 1000); };
+  const auto ns = [](Duration d) { return std::to_string(d.count()); };
+  switch (s.nic.moderation) {
+    case sim::Moderation::none:
+      out.push_back("ethtool -C " + dev + " adaptive-rx off rx-usecs 0 rx-frames 1");
+      break;
+    case sim::Moderation::coalesce:
+      out.push_back("ethtool -C " + dev + " adaptive-rx " + (s.nic.adaptive_rx ? "on" : "off") +
+                    " rx-usecs " + std::to_string(s.nic.rx_usecs) + " rx-frames " +
+                    std::to_string(s.nic.rx_frames));
+      break;
+    case sim::Moderation::dim:
+      out.push_back("ethtool -C " + dev + " adaptive-rx on");
+      break;
+    default:
+      out.push_back(
+          "# nic.moderation (itr, adaptive_itr, lli): a register setting with no "
+          "ethtool -C equivalent");
+  }
+  out.push_back("sysctl -w net.core.busy_read=" + us(s.napi.busy_read));
+  out.push_back("sysctl -w net.core.busy_poll=" + us(s.napi.busy_poll));
+  out.push_back("echo " + std::to_string(s.napi.defer_hard_irqs) + " > /sys/class/net/" + dev +
+                "/napi_defer_hard_irqs");
+  out.push_back("echo " + ns(s.napi.gro_flush_timeout) + " > /sys/class/net/" + dev +
+                "/gro_flush_timeout");
+  // The per-NAPI setting (Linux 6.13, netdev netlink napi-set): irqmod's own client, or the
+  // kernel's ynl with the NAPI id `irqmod napi list --dev DEV` prints.
+  out.push_back("irqmod napi set --dev " + dev + " --irq-suspend-timeout " +
+                ns(s.napi.irq_suspend_timeout));
+  out.push_back(
+      "# or: tools/net/ynl/cli.py --spec Documentation/netlink/specs/netdev.yaml "
+      "--do napi-set --json '{\"id\": NAPI_ID, \"irq-suspend-timeout\": " +
+      ns(s.napi.irq_suspend_timeout) + "}'");
+  if (s.napi.prefer_busy_poll) {
+    out.push_back(
+        "# and in the application: setsockopt(SO_PREFER_BUSY_POLL, 1), or epoll's "
+        "EPIOCSPARAMS with prefer_busy_poll = 1");
+  }
+  return out;
+}
+
+}  // namespace irqmod::sweep

@@ -1,0 +1,105 @@
+#include "irqmod/sweep/runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "irqmod/sim/metrics.hpp"
+#include "irqmod/sim/simulation.hpp"
+
+namespace irqmod::sweep {
+namespace {
+
+Spec pingpong(std::vector<Axis> axes, std::size_t seeds = 1) {
+  Spec spec;
+  spec.file = IRQMOD_SCENARIO_DIR "/basics/pingpong-udp.toml";
+  std::ifstream in(spec.file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  spec.text = text.str();
+  spec.duration = "20ms";
+  spec.axes = std::move(axes);
+  spec.seeds = seeds;
+  return spec;
+}
+
+// What `irqmod sim FILE --duration 20ms --set ... --csv -` writes as its row.
+std::string sim_row(const Spec& spec, std::vector<std::string> sets) {
+  sim::LoadResult loaded = load_measured(spec.text, spec.file, std::move(sets), spec.duration);
+  EXPECT_TRUE(loaded);
+  auto report = sim::simulate(loaded.value());
+  EXPECT_TRUE(report);
+  std::ostringstream out;
+  sim::write_csv(out, report.value(), false);
+  return out.str();
+}
+
+std::string joined(const std::vector<std::string>& cells, std::size_t from, std::size_t count) {
+  std::string out;
+  for (std::size_t i = from; i < from + count; ++i)
+    out += (i > from ? "," : "") + csv_cell(cells[i]);
+  return out + "\n";
+}
+
+TEST(Runner, EachRowIsTheSimulatorsOwnCsvRowForThatPoint) {
+  const Spec spec = pingpong({{"nic.rx-usecs", {"8", "50"}}, {"traffic.msg-size", {"64", "1400"}}});
+  const Outcome outcome = run_points(spec, {0, 1, 2, 3}, 2);
+  ASSERT_FALSE(outcome.error);
+  ASSERT_EQ(outcome.table.rows.size(), 4u);
+  const std::size_t metrics_at = 4;  // point, points, the two keys
+  const std::size_t sim_columns = outcome.table.columns.size() - metrics_at - 1;  // cpu_percent
+  for (std::size_t p = 0; p < 4; ++p) {
+    const auto& row = outcome.table.rows[p];
+    EXPECT_EQ(row[0], std::to_string(p));
+    EXPECT_EQ(row[1], "4");
+    EXPECT_EQ(joined(row, metrics_at, sim_columns), sim_row(spec, point_overrides(spec.axes, p)));
+  }
+  // The points differ: the grid's values reached the runs.
+  EXPECT_NE(outcome.table.rows[0][metrics_at + 4], outcome.table.rows[2][metrics_at + 4]);
+}
+
+TEST(Runner, OneThreadAndFourGiveTheSameTable) {
+  const Spec spec = pingpong({{"nic.rx-usecs", {"4", "16", "32", "64", "128"}}});
+  const std::vector<std::size_t> all{0, 1, 2, 3, 4};
+  EXPECT_EQ(run_points(spec, all, 1).table, run_points(spec, all, 4).table);
+}
+
+TEST(Runner, SeedsGiveTheMeanAndTheSpread) {
+  Spec spec = pingpong({{"traffic.kind", {"poisson"}}}, 3);
+  spec.sets = {"traffic.rate=20000"};
+  const Outcome outcome = run_points(spec, {0}, 2);
+  ASSERT_FALSE(outcome.error) << outcome.error->message;
+  const Table& t = outcome.table;
+  const auto mean = t.column("latency_p99_ns"), lo = t.column("latency_p99_ns_min"),
+             hi = t.column("latency_p99_ns_max");
+  ASSERT_TRUE(mean && lo && hi);
+  const double m = std::stod(t.rows[0][*mean]);
+  EXPECT_LE(std::stod(t.rows[0][*lo]), m);
+  EXPECT_GE(std::stod(t.rows[0][*hi]), m);
+  EXPECT_LT(std::stod(t.rows[0][*lo]), std::stod(t.rows[0][*hi]));  // the seeds differ
+  EXPECT_FALSE(t.column("scenario_min"));
+}
+
+TEST(Runner, ABadValueIsTheScenariosDiagnosticNamingTheKey) {
+  const Spec spec = pingpong({{"nic.rx-usecs", {"8", "banana"}}});
+  auto bad = check_axes(spec);
+  ASSERT_TRUE(bad);
+  EXPECT_NE(bad->find("nic.rx-usecs"), std::string::npos) << *bad;
+  EXPECT_FALSE(check_axes(pingpong({{"nic.rx-usecs", {"8", "16"}}})));
+  EXPECT_TRUE(check_axes(pingpong({{"nic.rx-usec", {"8"}}})));
+}
+
+TEST(Runner, APointTheScenarioRefusesIsNamedWithItsSettings) {
+  // Each value is fine alone; together no interrupt would ever fire.
+  const Spec spec = pingpong({{"nic.rx-usecs", {"0", "8"}}, {"nic.rx-frames", {"0", "1"}}});
+  const Outcome outcome = run_points(spec, {0, 1, 2, 3}, 2);
+  ASSERT_TRUE(outcome.error);
+  EXPECT_TRUE(outcome.error->bad_input);
+  EXPECT_NE(outcome.error->message.find("point 0 (nic.rx-usecs=0, nic.rx-frames=0)"),
+            std::string::npos)
+      << outcome.error->message;
+}
+
+}  // namespace
+}  // namespace irqmod::sweep

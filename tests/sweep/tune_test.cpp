@@ -1,0 +1,117 @@
+#include "irqmod/sweep/tune.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace irqmod::sweep {
+namespace {
+
+// Seed-free ping-pong (one message in flight, constant costs): p99 rises and CPU falls with
+// rx-usecs (2, 8, 16, 32, 64 us: p99 4.6, 7.6, 11.6, 19.6, 35.6 us; CPU 67, 41, 27, 16, 8 %).
+TuneRequest pingpong(const std::vector<std::string>& constraints) {
+  TuneRequest r;
+  r.base.file = IRQMOD_SCENARIO_DIR "/basics/pingpong-udp.toml";
+  std::ifstream in(r.base.file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  r.base.text = text.str();
+  r.base.duration = "20ms";
+  r.minimize = parse_metric("cpu").value();
+  for (const std::string& c : constraints)
+    r.constraints.push_back(parse_constraint(c).value());
+  r.jobs = 2;
+  return r;
+}
+
+TEST(Tune, FindsTheOneGridPointThatMeetsTheConstraints) {
+  TuneRequest r = pingpong({"p99 <= 15us", "cpu <= 30%"});
+  r.base.axes = {{"nic.rx-usecs", {"2", "8", "16", "32", "64"}}};
+  const TuneResult result = tune(r);
+  ASSERT_FALSE(result.error);
+  ASSERT_TRUE(result.met);
+  EXPECT_EQ(result.ranked[0].overrides, (std::vector<std::string>{"nic.rx-usecs=16"}));
+  EXPECT_GT(result.ranked[1].violation, 0);  // the only one
+  EXPECT_EQ(result.table.rows.size(), 5u);
+}
+
+TEST(Tune, AnImpossibleObjectiveIsNotMetAndTheClosestPointComesFirst) {
+  TuneRequest r = pingpong({"p99 <= 1us"});
+  r.base.axes = {{"nic.rx-usecs", {"2", "8", "64"}}};
+  const TuneResult result = tune(r);
+  ASSERT_FALSE(result.met);
+  EXPECT_EQ(result.ranked[0].overrides, (std::vector<std::string>{"nic.rx-usecs=2"}));
+  EXPECT_GT(result.ranked[0].violation, 0);
+}
+
+TEST(Tune, CobylaFindsTheLargestRxUsecsUnderALatencyBound) {
+  // p99 <= 20 us allows rx-usecs up to 32 (19.6 us); the least CPU is at the largest allowed.
+  TuneRequest r = pingpong({"p99 <= 20us"});
+  r.search = {parse_search("nic.rx-usecs=1:128").value()};
+  r.evaluations = 40;
+  const TuneResult result = tune(r);
+  ASSERT_FALSE(result.error);
+  ASSERT_TRUE(result.met);
+  const std::string best = result.ranked[0].overrides[0];
+  const int usecs = std::stoi(best.substr(best.find('=') + 1));
+  EXPECT_GE(usecs, 30) << best;
+  EXPECT_LE(usecs, 33) << best;
+  EXPECT_LT(result.table.rows.size(), 40u);  // it searched, not enumerated 128 values
+}
+
+TEST(Tune, ParseSearchTakesBoundsInOneUnit) {
+  auto a = parse_search("napi.gro_flush_timeout=0us:200us");
+  ASSERT_TRUE(a) << a.error().what();
+  EXPECT_EQ(a->unit, "us");
+  EXPECT_EQ(a->high, 200);
+  for (const char* bad : {"nic.rx-usecs=1,2", "nic.rx-usecs=5:1", "nic.rx-usecs=1us:5ms",
+                          "nic.rx-usecs=1:2:3", "nic.rx-usecs"})
+    EXPECT_FALSE(parse_search(bad)) << bad;
+}
+
+TEST(Objective, ParsesConstraintsWithTheirUnits) {
+  auto c = parse_constraint("p99 <= 50us");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->metric.column, "latency_p99_ns");
+  EXPECT_EQ(c->limit, 50);
+  EXPECT_EQ(parse_constraint("p99.9 < 2ms")->limit, 2000);
+  EXPECT_EQ(parse_constraint("max<=500ns")->limit, 0.5);
+  EXPECT_EQ(parse_constraint("interrupts <= 20000/s")->metric.column, "interrupts_per_second");
+  EXPECT_EQ(parse_constraint("cpu >= 10%")->relation, Relation::at_least);
+  for (const char* bad :
+       {"p99 50us", "p99 <= fast", "p99 <= 5 parsecs", "cpu <= 5us", "scenario <= 1", "<= 5"})
+    EXPECT_FALSE(parse_constraint(bad)) << bad;
+}
+
+TEST(Objective, ViolationIsRelativeToTheLimit) {
+  const Table t{{"latency_p99_ns", "cpu_percent"}, {{"60000", "10"}}};
+  EXPECT_DOUBLE_EQ(violation(t, t.rows[0], parse_constraint("p99 <= 50us").value()), 0.2);
+  EXPECT_DOUBLE_EQ(violation(t, t.rows[0], parse_constraint("p99 <= 60us").value()), 0);
+  EXPECT_DOUBLE_EQ(violation(t, t.rows[0], parse_constraint("cpu >= 20").value()), 0.5);
+  EXPECT_DOUBLE_EQ(violation(t, t.rows[0], parse_constraint("pps <= 1").value()), 1.0);
+}
+
+TEST(Apply, CommandsCarryTheScenariosSettings) {
+  sim::Scenario s = sim::default_scenario();
+  s.nic.moderation = sim::Moderation::coalesce;
+  s.nic.rx_usecs = 24;
+  s.nic.rx_frames = 0;
+  s.napi.busy_read = std::chrono::microseconds(50);
+  s.napi.defer_hard_irqs = 2;
+  s.napi.gro_flush_timeout = std::chrono::microseconds(20);
+  s.napi.irq_suspend_timeout = std::chrono::milliseconds(2);
+  const auto c = apply_commands(s, "eth1");
+  const auto has = [&](const std::string& line) {
+    return std::find(c.begin(), c.end(), line) != c.end();
+  };
+  EXPECT_TRUE(has("ethtool -C eth1 adaptive-rx off rx-usecs 24 rx-frames 0"));
+  EXPECT_TRUE(has("sysctl -w net.core.busy_read=50"));
+  EXPECT_TRUE(has("echo 2 > /sys/class/net/eth1/napi_defer_hard_irqs"));
+  EXPECT_TRUE(has("echo 20000 > /sys/class/net/eth1/gro_flush_timeout"));
+  EXPECT_TRUE(has("irqmod napi set --dev eth1 --irq-suspend-timeout 2000000"));
+}
+
+}  // namespace
+}  // namespace irqmod::sweep

@@ -1,0 +1,223 @@
+// irqmod tune FILE --minimize METRIC [--subject-to 'p99 <= 50us' ...] [--vary KEY=...]
+//                  [--search KEY=LOW:HIGH ...] [--evaluations N] [-j N] [--set k=v] [--duration T]
+//                  [--seeds N] [--dev DEV] [--runner-ups N] [--csv F] [--json F]
+//
+// Finds the setting that minimises METRIC under the constraints (sweep/tune.hpp), prints it with
+// its metrics, the runner-ups and the commands that apply it; exit 1, with the closest point,
+// when no run meets them. Without --vary or --search it searches the default space below.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "commands.hpp"
+#include "irqmod/sweep/tune.hpp"
+#include "sweep_output.hpp"
+
+namespace irqmod::cli {
+namespace {
+
+// The default space: busy polling off or at the 50 us Linux's documentation suggests
+// (Documentation/networking/napi.rst, "busy polling"), hard IRQs deferred 0 or 2 polls (the
+// value of the kernel's IRQ-suspension example, same file), and searched: rx-usecs over i40e's
+// range of useful values 1..128 us and gro_flush_timeout 0..200 us (napi.rst's example: 20 us).
+const std::vector<std::string> kDefaultVary = {"napi.busy_read=0,50us",
+                                               "napi.napi_defer_hard_irqs=0,2"};
+const std::vector<std::string> kDefaultSearch = {"nic.rx-usecs=1:128",
+                                                 "napi.gro_flush_timeout=0us:200us"};
+
+struct TuneArgs {
+  std::string file;
+  std::string minimize;
+  std::vector<std::string> subject_to;
+  std::vector<std::string> vary;
+  std::vector<std::string> search;
+  unsigned evaluations = 30;
+  unsigned jobs = 0;
+  std::vector<std::string> sets;
+  std::optional<std::string> duration;
+  std::size_t seeds = 1;
+  std::string dev = "DEV";
+  std::size_t runner_ups = 3;
+  std::string csv;
+  std::string json;
+};
+
+std::string shown(double v, const std::string& unit) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, unit == "/s" ? "%.0f%s" : "%.2f%s", v,
+                unit == "%"    ? " %"
+                : unit == "us" ? " us"
+                               : unit.c_str());
+  return buffer;
+}
+
+std::string settings_text(const std::vector<std::string>& overrides) {
+  std::string out;
+  for (const std::string& o : overrides)
+    out += (out.empty() ? "" : "  ") + o;
+  return out;
+}
+
+int run_tune(const TuneArgs& args) {
+  const auto fail = [](const std::string& message) {
+    std::cerr << "irqmod tune: " << message << "\n";
+    return kExitBadInput;
+  };
+  sweep::TuneRequest request;
+  auto minimize = sweep::parse_metric(args.minimize);
+  if (!minimize) return fail("--minimize: " + minimize.error().message);
+  request.minimize = minimize.value();
+  std::vector<sweep::Metric> shown_metrics{request.minimize};
+  for (const std::string& text : args.subject_to) {
+    auto c = sweep::parse_constraint(text);
+    if (!c) return fail(c.error().what());
+    request.constraints.push_back(c.value());
+    shown_metrics.push_back(c->metric);
+  }
+  for (const char* extra : {"p50", "p99", "cpu", "interrupts"}) {
+    bool have = false;
+    for (const auto& m : shown_metrics)
+      have = have || m.column == sweep::parse_metric(extra)->column;
+    if (!have) shown_metrics.push_back(sweep::parse_metric(extra).value());
+  }
+  request.base.file = args.file;
+  {
+    std::ifstream in(args.file, std::ios::binary);
+    if (!in) return fail(args.file + ": cannot read the file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    request.base.text = text.str();
+  }
+  request.base.sets = args.sets;
+  request.base.duration = args.duration;
+  request.base.seeds = args.seeds;
+  const bool defaults = args.vary.empty() && args.search.empty();
+  for (const std::string& v : defaults ? kDefaultVary : args.vary) {
+    auto axis = sweep::parse_vary(v);
+    if (!axis) return fail(axis.error().what());
+    request.base.axes.push_back(axis.value());
+  }
+  for (const std::string& v : defaults ? kDefaultSearch : args.search) {
+    auto axis = sweep::parse_search(v);
+    if (!axis) return fail(axis.error().what());
+    request.search.push_back(axis.value());
+  }
+  const sim::LoadResult base = sweep::load_measured(request.base.text, request.base.file,
+                                                    request.base.sets, request.base.duration);
+  if (!base) return fail(base.error().what());
+  // Each grid value and each searched key's bounds, alone, through the scenario's validation.
+  sweep::Spec check = request.base;
+  for (const auto& s : request.search) {
+    check.axes.push_back({s.key,
+                          {std::to_string(std::llround(s.low)) + s.unit,
+                           std::to_string(std::llround(s.high)) + s.unit}});
+  }
+  if (auto bad = sweep::check_axes(check)) return fail(*bad);
+  request.evaluations = args.evaluations;
+  request.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+
+  const sweep::TuneResult result = sweep::tune(request);
+  if (result.error) {
+    std::cerr << "irqmod tune: " << result.error->message << "\n";
+    return result.error->bad_input ? kExitBadInput : kExitRunFailed;
+  }
+  if (const int written = write_table_files(result.table, args.csv, args.json, "tune"))
+    return written;
+
+  std::string goal = "minimise " + request.minimize.name;
+  for (std::size_t i = 0; i < request.constraints.size(); ++i)
+    goal += (i ? ", " : " subject to ") + request.constraints[i].text;
+  std::printf("irqmod tune %s: %s\n", args.file.c_str(), goal.c_str());
+  std::printf("searched: %zu grid points", sweep::point_count(request.base.axes));
+  for (const auto& a : request.base.axes)
+    std::printf(" [%s: %zu values]", a.key.c_str(), a.values.size());
+  if (!request.search.empty()) {
+    std::printf(" x NLopt COBYLA (at most %u runs each) over", request.evaluations);
+    for (const auto& s : request.search)
+      std::printf(" %s %g..%g%s", s.key.c_str(), s.low, s.high, s.unit.c_str());
+  }
+  std::printf("; %zu runs\n", result.table.rows.size());
+
+  const auto metrics_of = [&](const sweep::Candidate& c) {
+    std::string metrics;
+    for (const sweep::Metric& m : shown_metrics) {
+      const auto v = sweep::metric_value(result.table, c.row, m);
+      metrics += "  " + m.name + " " + (v ? shown(*v, m.unit) : std::string("-"));
+    }
+    return metrics;
+  };
+  const auto line = [&](const sweep::Candidate& c) {
+    std::printf("  %s\n   %s\n", settings_text(c.overrides).c_str(), metrics_of(c).c_str());
+  };
+  if (result.ranked.empty()) return fail("no run was made");
+  if (!result.met) {
+    std::printf(
+        "\nNO setting meets the objective. The closest point (constraints missed by "
+        "%.1f %% in all):\n",
+        result.ranked[0].violation * 100.0);
+    line(result.ranked[0]);
+    return kExitRunFailed;
+  }
+  std::printf("\nbest:\n");
+  line(result.ranked[0]);
+  // Runner-ups: the next settings that meet the objective with metrics of their own (a setting
+  // the model cannot tell from one already shown is left out).
+  std::size_t shown_ups = 0;
+  std::vector<std::string> seen{metrics_of(result.ranked[0])};
+  for (std::size_t i = 1; i < result.ranked.size() && shown_ups < args.runner_ups; ++i) {
+    if (result.ranked[i].violation != 0) break;
+    const std::string m = metrics_of(result.ranked[i]);
+    if (std::find(seen.begin(), seen.end(), m) != seen.end()) continue;
+    seen.push_back(m);
+    if (shown_ups++ == 0) std::printf("runner-ups:\n");
+    line(result.ranked[i]);
+  }
+  // The commands, from the best point's whole scenario (file, --set, its settings).
+  std::vector<std::string> sets = request.base.sets;
+  sets.insert(sets.end(), result.ranked[0].overrides.begin(), result.ranked[0].overrides.end());
+  const sim::LoadResult best =
+      sweep::load_measured(request.base.text, request.base.file, sets, request.base.duration);
+  std::printf("\napply on a Linux host (%s: the interface):\n", args.dev.c_str());
+  for (const std::string& command : sweep::apply_commands(best.value(), args.dev))
+    std::printf("  %s\n", command.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, int& status) {
+  auto args = std::make_shared<TuneArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "Find the moderation and NAPI settings that minimise a metric under constraints");
+  cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
+  cmd->add_option("--minimize", args->minimize,
+                  "p50, p99, p99.9, max, avg, cpu, interrupts, ... (or a CSV column)")
+      ->required();
+  cmd->add_option("--subject-to", args->subject_to,
+                  "A constraint: 'p99 <= 50us', 'interrupts <= 20000/s', 'cpu <= 30%' "
+                  "(repeatable)");
+  cmd->add_option("--vary", args->vary,
+                  "A discrete choice: KEY=V1,V2,... or FROM:TO:STEP (repeatable; default: "
+                  "busy_read 0,50us x napi_defer_hard_irqs 0,2)");
+  cmd->add_option("--search", args->search,
+                  "A continuous key for NLopt: KEY=LOW:HIGH (repeatable; default: rx-usecs "
+                  "1:128, gro_flush_timeout 0us:200us)");
+  cmd->add_option("--evaluations", args->evaluations, "NLopt's runs per grid point, at most");
+  cmd->add_option("-j,--jobs", args->jobs, "Grid points searched at once (default: the cores)");
+  cmd->add_option("--set", args->sets, "Override a key in every run (repeatable)");
+  cmd->add_option("--duration", args->duration, "Time measured after the warm-up, e.g. 100ms");
+  cmd->add_option("--seeds", args->seeds, "Seeds per run (the mean is what is minimised)");
+  cmd->add_option("--dev", args->dev, "The interface named in the commands printed");
+  cmd->add_option("--runner-ups", args->runner_ups, "Runner-ups shown");
+  cmd->add_option("--csv", args->csv, "Write every run as CSV to FILE");
+  cmd->add_option("--json", args->json, "Write every run as JSON to FILE");
+  cmd->callback([args, &status] { status = run_tune(*args); });
+}
+
+}  // namespace irqmod::cli
