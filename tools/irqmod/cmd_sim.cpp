@@ -1,5 +1,5 @@
 // irqmod sim FILE [--seed N] [--duration T] [--set k=v ...] [--json F] [--csv F] [--trace F]
-//                 [--trace-window START:END] [--no-wall-time] [--print-scenario]
+//                 [--trace-window START:END] [--no-wall-time] [--print-scenario] [--variant NAME]
 // irqmod run [--dir D] [--duration T] [--set k=v ...] [--json F]
 #include <unistd.h>
 
@@ -49,6 +49,25 @@ sim::LoadResult load_measured(const std::string& file, std::vector<std::string> 
   return sim::load_scenario_file(file, sets);
 }
 
+// The assignments of `file`'s [[variant]] `name` followed by `sets` (the command line's win), or
+// a message listing the file's variants.
+Expected<std::vector<std::string>> variant_sets(const sim::Scenario& scenario,
+                                                const std::string& name,
+                                                const std::vector<std::string>& sets) {
+  for (const sim::Variant& v : scenario.variants) {
+    if (v.name != name) continue;
+    std::vector<std::string> all = v.sets;
+    all.insert(all.end(), sets.begin(), sets.end());
+    return all;
+  }
+  std::string names;
+  for (const sim::Variant& v : scenario.variants)
+    names += (names.empty() ? "" : ", ") + v.name;
+  return Error{"--variant",
+               "'" + name + "' is not a variant of " + scenario.scenario.name +
+                   "; allowed: " + (names.empty() ? "none (the file has none)" : names)};
+}
+
 // A progress bar on stderr, shown only on a terminal and only once a run has taken a second.
 struct Progress {
   Instant wall_start = SteadyClock::now();
@@ -83,6 +102,7 @@ struct SimArgs {
   std::string trace_window;
   bool no_wall_time = false;
   bool print_scenario = false;
+  std::string variant;
 };
 
 // Opens `path` for writing ("-" is stdout); an Error names the flag when it cannot.
@@ -101,6 +121,18 @@ int run_sim(const SimArgs& args) {
   if (!loaded) {
     std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
     return kExitBadInput;
+  }
+  if (!args.variant.empty()) {
+    auto sets = variant_sets(loaded.value(), args.variant, overrides);
+    if (!sets) {
+      std::cerr << "irqmod sim: " << sets.error().what() << "\n";
+      return kExitBadInput;
+    }
+    loaded = load_measured(args.file, sets.value(), args.duration);
+    if (!loaded) {
+      std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
+      return kExitBadInput;
+    }
   }
   if (args.print_scenario) {
     sim::write_toml(std::cout, loaded.value());
@@ -309,13 +341,14 @@ int run_suite(const RunArgs& args) {
   std::vector<sim::RunReport> reports;
   std::vector<RowResult> rows;
   std::map<fs::path, sim::RunReport> by_file;  // for `versus` rows: every run, by its file
-  for (const fs::path& file : files) {
-    const std::string name = fs::relative(file, args.dir).replace_extension().string();
-    sim::LoadResult loaded = load_measured(file.string(), overrides, args.duration);
+  // One run: `file` with `sets`; its rows are those of `variant` (empty: the file's own).
+  const auto run_one = [&](const fs::path& file, const std::string& name,
+                           const std::vector<std::string>& sets, const std::string& variant) {
+    sim::LoadResult loaded = load_measured(file.string(), sets, args.duration);
     if (!loaded) {
       std::printf("%-36s %s\n", name.c_str(), loaded.error().what().c_str());
       status = kExitBadInput;
-      continue;
+      return;
     }
     const Instant wall_start = SteadyClock::now();
     auto report = sim::simulate(loaded.value());
@@ -323,13 +356,15 @@ int run_suite(const RunArgs& args) {
     if (!report) {
       std::printf("%-36s FAILED: %s\n", name.c_str(), report.error().what().c_str());
       status = kExitRunFailed;
-      continue;
+      return;
     }
     const sim::RunReport& r = report.value();
-    // The scenario as named from the directory above --dir: "scenarios/seeds/004-x.toml".
-    const std::string path =
-        fs::relative(file, fs::absolute(args.dir).parent_path()).generic_string();
+    // The scenario as named from the directory above --dir: "scenarios/seeds/004-x.toml", and
+    // ":variant" after it for a variant's run.
+    std::string path = fs::relative(file, fs::absolute(args.dir).parent_path()).generic_string();
+    if (!variant.empty()) path += ":" + variant;
     for (const sim::SeedRow& row : loaded.value().seed_rows) {
+      if (row.variant != variant) continue;
       RowResult result{row, path, std::nullopt, row.missing, fs::weakly_canonical(file), {}};
       if (row.missing.empty() && !row.versus.empty()) {
         result.versus = fs::weakly_canonical(file.parent_path() / row.versus);
@@ -360,7 +395,22 @@ int run_suite(const RunArgs& args) {
                 static_cast<unsigned long long>(r.drops.total()),
                 r.conservation.ok() ? "yes" : "NO");
     if (json_out) reports.push_back(r);
-    by_file.emplace(fs::weakly_canonical(file), r);
+    if (variant.empty()) by_file.emplace(fs::weakly_canonical(file), r);
+  };
+  for (const fs::path& file : files) {
+    const std::string name = fs::relative(file, args.dir).replace_extension().string();
+    // A file with [[variant]] tables runs once per variant (each as `irqmod sim FILE --variant
+    // NAME`: its assignments, then the command line's).
+    sim::LoadResult base = load_measured(file.string(), overrides, args.duration);
+    if (!base || base.value().variants.empty()) {
+      run_one(file, name, overrides, "");
+      continue;
+    }
+    for (const sim::Variant& v : base.value().variants) {
+      std::vector<std::string> sets = v.sets;
+      sets.insert(sets.end(), overrides.begin(), overrides.end());
+      run_one(file, name + ":" + v.name, sets, v.name);
+    }
   }
   // `versus` rows: this run's metric against the other scenario's, once both have run.
   for (RowResult& result : rows) {
@@ -402,6 +452,8 @@ void add_sim_command(CLI::App& app, int& status) {
                   "Limit the timeline to START:END of simulated time, e.g. 10ms:11ms");
   cmd->add_flag("--no-wall-time", args->no_wall_time,
                 "Leave wall_ns out of the JSON, so two runs are byte-identical");
+  cmd->add_option("--variant", args->variant,
+                  "Run the file's [[variant]] NAME (its assignments, then --set)");
   cmd->add_flag("--print-scenario", args->print_scenario,
                 "Print every key of the effective scenario (file, then --set) as TOML; no run");
   cmd->callback([args, &status] { status = run_sim(*args); });
