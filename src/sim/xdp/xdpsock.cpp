@@ -174,7 +174,9 @@ std::optional<Segment> Xdpsock::next(Core& core) {
 // xsk_poll: the seed's fix schedules the context when the driver set the fill ring's flag; the
 // mask says whether poll() returns.
 std::optional<Segment> Xdpsock::poll_result(Core& core) {
-  if (xsk_.fill_needs_wakeup) queue_.kick();
+  // xsk_no_wakeup (5.11): a socket that prefers busy polling skips the wake-up.
+  const bool no_wakeup = settings_.method == XdpMethod::busypoll && settings_.prefer;
+  if (xsk_.fill_needs_wakeup && !no_wakeup) queue_.kick();
   if (has_event()) return kick_or_work(core);
   if (!queue_.has_irq()) {
     // Without an interrupt nothing would wake a sleeping poll() before xdpsock's timeout: the
