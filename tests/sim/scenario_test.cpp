@@ -282,7 +282,8 @@ TEST(scenario_platform, a_platform_sets_its_keys_before_the_files_own) {
 TEST(scenario_platform, an_unknown_platform_names_what_there_is) {
   const std::string e = error_of("platform = \"x86-i41e\"\n");
   EXPECT_EQ(e.rfind("test.toml:1: platform: no platform 'x86-i41e' (x86-i41e.toml)", 0), 0u) << e;
-  EXPECT_NE(e.find("allowed: cortex-a72-enetc, epyc-vm, i40e-afxdp-2019, ice-afxdp-2020, x86-i40e, xeon-e5504-openbsd"),
+  EXPECT_NE(e.find("allowed: cortex-a72-enetc, epyc-vm, i40e-afxdp-2019, ice-afxdp-2020, x86-i40e, "
+                   "xeon-e5504-openbsd"),
             std::string::npos)
       << e;
   EXPECT_NE(error_of("platform = \"../etc/passwd\"\n").find("is not a platform name"),

@@ -163,13 +163,19 @@ void ZcQueue::kick() {
     napi_.schedule();  // napi_if_scheduled_mark_missed
     return;
   }
-  if (settings_.irqs) raise_irq();  // i40e_force_wb: a software interrupt
+  // i40e_force_wb: a software interrupt, taken as an event (the caller is a running job's
+  // step, which may not push a job above itself).
+  if (settings_.irqs) world_.engine.schedule(world_.now(), endpoint_, kSoftInterrupt);
 }
 
 void ZcQueue::on_event(const Event& event) {
   if (event.kind() == kNapiTimer) {
     if (const auto s = napi_.on_timer(world_.now()); s && *s == napi::Schedule::raised)
       net_rx_[irq_core_.index()]->schedule(ref());
+    return;
+  }
+  if (event.kind() == kSoftInterrupt) {
+    if (napi_.owner() == napi::Owner::none) raise_irq();
     return;
   }
   if (irq_enabled_) raise_irq();

@@ -110,7 +110,7 @@ class ZcQueue {
   const napi::Context& napi() const { return napi_; }
 
  private:
-  enum Kind : std::uint16_t { kInterrupt, kNapiTimer };
+  enum Kind : std::uint16_t { kInterrupt, kSoftInterrupt, kNapiTimer };
 
   // The hardirq job: entry and handler, then napi_schedule on the interrupt's core.
   struct IrqJob {
