@@ -26,6 +26,30 @@
 namespace irqmod::sim {
 namespace {
 
+// Runs `s` once per iteration (each `sim_ms` of simulated time) and reports the counters.
+void run_loaded(benchmark::State& state, const Scenario& s, double sim_ms) {
+  std::uint64_t entered = 0, events = 0;
+  std::size_t peak = 0;
+  double wall_s = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    auto report = simulate(s);
+    wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!report) {
+      state.SkipWithError(report.error().what().c_str());
+      return;
+    }
+    entered += report.value().conservation.entered;
+    events += report.value().events;
+    peak = report.value().peak_pending_events;
+  }
+  const double sim_s = sim_ms / 1000.0 * static_cast<double>(state.iterations());
+  state.counters["sim_packets_per_wall_s"] = static_cast<double>(entered) / wall_s;
+  state.counters["events_per_wall_s"] = static_cast<double>(events) / wall_s;
+  state.counters["wall_s_per_sim_s"] = wall_s / sim_s;
+  state.counters["peak_pending_events"] = static_cast<double>(peak);
+}
+
 void run_scenario(benchmark::State& state, const std::string& name,
                   const std::string& dir = "basics") {
   const std::string file = std::string(IRQMOD_SCENARIO_DIR) + "/" + dir + "/" + name + ".toml";
@@ -36,27 +60,7 @@ void run_scenario(benchmark::State& state, const std::string& name,
     state.SkipWithError(loaded.error().what().c_str());
     return;
   }
-  std::uint64_t entered = 0, events = 0;
-  std::size_t peak = 0;
-  double wall_s = 0;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    auto report = simulate(loaded.value());
-    wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!report) {
-      state.SkipWithError(report.error().what().c_str());
-      return;
-    }
-    entered += report.value().conservation.entered;
-    events += report.value().events;
-    peak = report.value().peak_pending_events;
-  }
-  const double sim_s =
-      static_cast<double>(state.range(0)) / 1000.0 * static_cast<double>(state.iterations());
-  state.counters["sim_packets_per_wall_s"] = static_cast<double>(entered) / wall_s;
-  state.counters["events_per_wall_s"] = static_cast<double>(events) / wall_s;
-  state.counters["wall_s_per_sim_s"] = wall_s / sim_s;
-  state.counters["peak_pending_events"] = static_cast<double>(peak);
+  run_loaded(state, loaded.value(), static_cast<double>(state.range(0)));
 }
 
 void BM_sim_run_stream_10g_dim(benchmark::State& state) {
@@ -98,19 +102,8 @@ void BM_sim_run_002_afxdp(benchmark::State& state) {
     state.SkipWithError(loaded.error().what().c_str());
     return;
   }
-  double wall_s = 0;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    auto report = simulate(loaded.value());
-    wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!report) {
-      state.SkipWithError(report.error().what().c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(report.value().delivered_packets);
-  }
   state.SetLabel(variant.name);
-  state.counters["wall_s_per_sim_s"] = wall_s / static_cast<double>(state.iterations());
+  run_loaded(state, loaded.value(), 1000.0);
 }
 BENCHMARK(BM_sim_run_002_afxdp)->DenseRange(0, 20)->Unit(benchmark::kMillisecond)->Iterations(1);
 

@@ -10,6 +10,7 @@
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/net_rx.hpp"
 #include "sim/cpu/scheduler.hpp"
+#include "sim/scenario_values.hpp"
 #include "sim/world.hpp"
 #include "sim/xdp/xdpsock.hpp"
 #include "sim/xdp/xsk.hpp"
@@ -18,14 +19,7 @@
 namespace irqmod::sim {
 namespace {
 
-// The first key of the schema under `prefix` whose value differs from the default scenario's.
-const char* first_set_key(const Scenario& s, const Scenario& defaults, std::string_view prefix) {
-  for (const KeySpec& spec : schema()) {
-    if (spec.name.substr(0, prefix.size()) != prefix) continue;
-    if (spec.binding.load(s, 0) != spec.binding.load(defaults, 0)) return spec.name.data();
-  }
-  return nullptr;
-}
+using detail::first_set_key;
 
 std::uint32_t irq_core_of(const Scenario& s) {
   return parse_cpu_list(s.cpu.irq_cores).value()[0];
