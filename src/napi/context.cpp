@@ -196,9 +196,13 @@ std::optional<Instant> Context::busy_poll_stop(Instant now, bool prefer) {
   if (prefer) {  // the caller's NAPI_F_PREFER_BUSY_POLL, not the state bit
     defer_hard_irqs_count_ = config_.defer_hard_irqs;
     if (defer_hard_irqs_count_ > 0 && config_.gro_flush_timeout > Duration::zero()) {
-      arm_timer(now + config_.gro_flush_timeout, nullptr);
-      armed = timer_;
       skip_schedule_ = true;
+      // Before 58e2330bd455 the timer runs during the final poll; a poll that outlasts
+      // gro_flush_timeout makes the watchdog find SCHED held (on_timer) and lose it.
+      if (!config_.gro_timer_after_final_poll) {
+        arm_timer(now + config_.gro_flush_timeout, nullptr);
+        armed = timer_;
+      }
     }
   }
   return armed;
@@ -212,7 +216,10 @@ int Context::final_poll_begin() {
 
 PollResult Context::final_poll_end(Instant now, int work) {
   PollResult result;
-  if (end_poll(Poller::busy_poll_final, now, work, result)) return result;
+  if (end_poll(Poller::busy_poll_final, now, work, result)) {
+    run_held_watchdog(now, result);
+    return result;
+  }
   // __busy_poll_stop: the driver did not complete and we still hold SCHED.
   if (skip_schedule_) {
     // clear_bit(NAPI_STATE_SCHED) alone: idle with the interrupt masked, the watchdog armed. A
@@ -220,16 +227,38 @@ PollResult Context::final_poll_end(Instant now, int work) {
     state_ &= ~kStateSched;
     owner_ = Owner::none;
     ++counters_.masked_releases;
+    // 58e2330bd455: hrtimer_start after clear_bit(NAPI_STATE_SCHED), so the watchdog always
+    // finds the context free. (Below the budget napi_complete_done arms it, the count reloaded.)
+    if (config_.gro_timer_after_final_poll) arm_timer(now + config_.gro_flush_timeout, &result);
+    run_held_watchdog(now, result);
+    if (!timer_) ++counters_.released_without_timer;
   } else {
     hand_to_softirq();  // __napi_schedule
     result.repoll = true;
+    run_held_watchdog(now, result);
   }
   skip_schedule_ = false;
   return result;
 }
 
+void Context::run_held_watchdog(Instant now, PollResult& result) {
+  // A soft expiry held back during the final poll runs at local_bh_enable(), now: the host calls
+  // on_timer(now) for it. A timer the completion re-armed later is not due.
+  if (!config_.watchdog_in_softirq || !timer_ || *timer_ > now) return;
+  timer_ = now;
+  result.arm_timer = now;
+}
+
 std::optional<Schedule> Context::on_timer(Instant now) {
   if (!timer_ || now < *timer_) return std::nullopt;  // stale or re-armed later
+  if (config_.watchdog_in_softirq && owner_ == Owner::busy_poller && !test(kStateInBusyPoll)) {
+    // PREEMPT_RT, inside busy_poll_stop (IN_BUSY_POLL cleared, the final poll to come or
+    // running): bottom halves are off from before its hrtimer_start to after __busy_poll_stop,
+    // and HRTIMER_SOFTIRQ waits for that local_bh_enable(). The timer stays due and
+    // final_poll_end hands it back to the host to run then.
+    ++counters_.watchdog_held;
+    return std::nullopt;
+  }
   timer_.reset();
   // A relaxed napi_schedule_prep that never sets MISSED: "we do not react to a device IRQ".
   if (test(kStateSched)) {

@@ -16,8 +16,23 @@ std::optional<adaptive_itr::AdaptiveItr> make_adaptive(const DriverConfig& confi
 Driver::Driver(const DriverConfig& config, Instant now)
     : config_(config), adaptive_(make_adaptive(config, now)) {}
 
+int Driver::poll_return(int work, int budget, bool on_affinity_cpu) {
+  force_wb_ = config_.off_affinity_force_wb && work >= budget && !on_affinity_cpu;
+  return force_wb_ ? budget - 1 : work;
+}
+
 DriverAction Driver::on_poll(Instant now, const PollResult& result, Vector& vector) {
   DriverAction action;
+  if (force_wb_) {
+    // The branch completed the context itself and leaves no adaptive-ITR or in_busy_poll state:
+    // the interrupt, on the affinity CPU, takes the work over.
+    force_wb_ = false;
+    action.enabled = true;
+    action.swint = true;
+    action.forced_wb = true;
+    action.fire_at = vector.force_writeback(now);
+    return action;
+  }
   switch (result.completion) {
     case Completion::not_called:
       // The budget was used up: the vector stays as it is and NAPI polls again.

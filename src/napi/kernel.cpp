@@ -28,6 +28,10 @@ constexpr KernelVersion v(std::uint16_t major, std::uint16_t minor) {
 
 using K = BehaviourKind;
 
+// 58e2330bd455's stable releases: "Linux 7.0.11" (Greg Kroah-Hartman, 1 Jun 2026, shortlog)
+// and 6.18.34 (its -rc1 review patch 208/377 of 28 May 2026; released). Research rows 1b-1c.
+constexpr KernelVersion kGroTimerFixStable[] = {{6, 18, 34}, {7, 0, 11}};
+
 constexpr KernelBehaviour kBehaviours[] = {
     // row 11b
     {K::feature, "napi.gro_flush_timeout", "", "the per-device GRO flush timer (sysfs)", "", "",
@@ -58,6 +62,46 @@ constexpr KernelBehaviour kBehaviours[] = {
      "a software interrupt when a busy poll exits (seed 000's fix)", "false", "true",
      "ea558de7238b", "i40e: Enforce software interrupt during busy-poll exit", v(6, 9),
      "5.15.y (in 5.15-stable review, 8 Apr 2024; the release not confirmed)"},
+    // row 7: epoll's busy loop, before the per-epoll parameters, called napi_busy_loop with
+    // prefer_busy_poll hard-coded false ("When using epoll-based busy poll, the prefer_busy_poll
+    // option is hardcoded to false", de57a2510822's message) and BUSY_POLL_BUDGET: an epoll
+    // application gets them only through EPIOCSPARAMS (18e2bf0edf4d, the same series).
+    {K::feature,
+     "napi.prefer_busy_poll",
+     "",
+     "prefer_busy_poll for epoll_wait's busy loop",
+     "",
+     "",
+     "de57a2510822",
+     "eventpoll: Add per-epoll prefer busy poll option",
+     v(6, 9),
+     "",
+     {},
+     "cpu.app-wait=epoll"},
+    {K::feature,
+     "napi.busy_poll_budget",
+     "",
+     "a busy-poll budget for epoll_wait's busy loop (8 "
+     "before it)",
+     "",
+     "",
+     "c6aa2a7778d8",
+     "eventpoll: Add per-epoll busy poll packet budget",
+     v(6, 9),
+     "",
+     {},
+     "cpu.app-wait=epoll"},
+    // row 9: user net_dim profiles through ethtool netlink (ETHTOOL_A_COALESCE_RX_PROFILE);
+    // the research corrects the remembered 6.12 (net-next 26 Jun 2024, before v6.10's release).
+    // Drivers opt in (virtio-net in the series; whether i40e/ice do is UNKNOWN, research item 8).
+    {K::feature, "nic.rx-profile", "",
+     "net_dim's Rx profile table set by the user (ethtool -C "
+     "rx-profile)",
+     "", "", "f750dfe825b9", "ethtool: provide customized dim profile management", v(6, 11), ""},
+    {K::feature, "nic.tx-profile", "",
+     "net_dim's Tx profile table set by the user (ethtool -C "
+     "tx-profile)",
+     "", "", "f750dfe825b9", "ethtool: provide customized dim profile management", v(6, 11), ""},
     // row 8b
     {K::feature, "napi.irq_suspend_timeout", "", "IRQ suspension (netdev netlink napi-set)", "", "",
      "5dc51ec86df6", "net: Add napi_struct parameter irq_suspend_timeout", v(6, 13), ""},
@@ -65,6 +109,13 @@ constexpr KernelBehaviour kBehaviours[] = {
     {K::switch_value, "napi.epoll-prefer-busy-loop", "",
      "epoll_wait busy-polls with prefer_busy_poll alone (no busy_poll time)", "false", "true",
      "ab5b28b007a7", "eventpoll: Trigger napi_busy_loop, if prefer_busy_poll is set", v(6, 13), ""},
+    // rows 1a-1c: the window irqmod's property test found, fixed upstream. Before it (from
+    // 7fd3253a7de6, 5.11) the timer was armed ahead of busy_poll_stop's final poll.
+    {K::switch_value, "napi.gro-timer-after-final-poll", "",
+     "busy_poll_stop arms the deferral timer after its final poll, not before (a watchdog "
+     "expiring in a long final poll no longer leaves the context masked with no timer)",
+     "false", "true", "58e2330bd455", "net: napi: Avoid gro timer misfiring at end of busypoll",
+     v(7, 1), "6.18.34 (960cc3f7daf0), 7.0.11 (b9537976a0f0)", kGroTimerFixStable},
 };
 
 // Decimal digits without a leading zero ("0" itself is fine: 5.0): "6.010" is not 6.10.
@@ -133,7 +184,13 @@ bool applies_to_model(const KernelBehaviour& behaviour) {
 }
 
 bool has_commit(const KernelBehaviour& behaviour, KernelVersion version) {
-  return KernelVersion{version.major, version.minor, 0} >= behaviour.release;
+  if (KernelVersion{version.major, version.minor, 0} >= behaviour.release) return true;
+  for (const KernelVersion& stable : behaviour.stable) {
+    if (stable.major == version.major && stable.minor == version.minor &&
+        version.patch >= stable.patch)
+      return true;
+  }
+  return false;
 }
 
 std::string_view value_on(const KernelBehaviour& behaviour, KernelVersion version) {

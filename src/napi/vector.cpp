@@ -42,6 +42,10 @@ std::optional<Instant> Vector::update_due(Instant now) {
     const Instant at = std::max(now, software_throttle_.next_allowed());
     due_ = due_ ? std::min(*due_, at) : at;
   }
+  if (forced_pending_) {
+    const Instant at = std::max(now, queue_throttle_.next_allowed());
+    due_ = due_ ? std::min(*due_, at) : at;
+  }
   return due_;
 }
 
@@ -94,6 +98,14 @@ std::optional<Instant> Vector::enable(Instant now, bool swint) {
   return update_due(now);
 }
 
+std::optional<Instant> Vector::force_writeback(Instant now) {
+  ++counters_.enables;
+  ++counters_.swint_requests;
+  state_ = VectorState::armed;
+  forced_pending_ = true;
+  return update_due(now);
+}
+
 void Vector::enter_writeback_only() {
   state_ = VectorState::writeback_only;
   // A queue cause still waiting for its throttle is written back without an interrupt, like any
@@ -116,6 +128,7 @@ std::optional<Cause> Vector::fire(Instant now) {
   queue_pending_ = false;
   queue_immediate_ = false;
   software_pending_ = false;
+  forced_pending_ = false;
   due_.reset();
   state_ = VectorState::masked;  // the handler leaves the vector disabled until NAPI completes
   ++counters_.interrupts;

@@ -531,6 +531,7 @@ void Host::fill_report() const {
     c.rx_dropped = v.rx_dropped();
     c.rx_cleaned = v.rx_cleaned();
     c.sw_interrupts = v.vector().counters().software;
+    c.released_without_timer = v.napi_counters().released_without_timer;
     c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
   }

@@ -98,6 +98,7 @@ void subtract_warmup(RunReport& r, const RunReport& w) {
     r.queues[q].rx_dropped -= w.queues[q].rx_dropped;
     r.queues[q].rx_cleaned -= w.queues[q].rx_cleaned;
     r.queues[q].sw_interrupts -= w.queues[q].sw_interrupts;
+    r.queues[q].released_without_timer -= w.queues[q].released_without_timer;
     r.queues[q].tx_frames -= w.queues[q].tx_frames;
   }
   for (std::size_t q = 0; q < r.egress_queues.size(); ++q) {
@@ -279,6 +280,10 @@ void write_text(std::ostream& out, const RunReport& r) {
     out << "): rx " << c.rx_frames << " frames, " << c.rx_dropped << " dropped, " << c.rx_cleaned
         << " cleaned; tx " << c.tx_frames << " frames";
     if (c.sw_interrupts > 0) out << "; " << c.sw_interrupts << " software interrupts";
+    if (c.released_without_timer > 0) {
+      out << "; " << c.released_without_timer
+          << " busy-poll exits left it masked with no timer (fixed by 58e2330bd455)";
+    }
     out << "\n";
   }
   if (r.mclgeti) {
@@ -421,6 +426,7 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("rx_cleaned", c.rx_cleaned);
     json.field("tx_frames", c.tx_frames);
     json.field("sw_interrupts", c.sw_interrupts);
+    json.field("released_without_timer", c.released_without_timer);
     json.end_object();
   }
   json.end_array();

@@ -28,6 +28,8 @@ napi::Config napi_config(const Scenario& s) {
   c.defer_hard_irqs = s.napi.defer_hard_irqs;
   c.gro_flush_timeout = s.napi.gro_flush_timeout;
   c.irq_suspend_timeout = s.napi.irq_suspend_timeout;
+  c.gro_timer_after_final_poll = s.napi.gro_timer_after_final_poll;
+  c.watchdog_in_softirq = s.napi.watchdog_in_softirq;
   return c;
 }
 
@@ -99,12 +101,42 @@ napi::VectorConfig vector_config(const Scenario& s) {
 napi::DriverConfig driver_config(const Scenario& s) {
   napi::DriverConfig c;
   c.busy_poll_exit_swint = s.nic.busy_poll_exit_swint;
+  c.off_affinity_force_wb = s.nic.off_affinity_force_wb;
   if (s.nic.moderation == Moderation::adaptive_itr) c.adaptive = adaptive_itr_config(s);
   return c;
 }
 
+dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction) {
+  const bool rx = direction == dim::Direction::rx;
+  const dim::CqPeriodMode mode =
+      rx && nic.cqe_mode_rx ? dim::CqPeriodMode::start_from_cqe : dim::CqPeriodMode::start_from_eqe;
+  const dim::ProfileTable& table = dim::default_profiles(direction, mode);
+  const std::string& text = rx ? nic.rx_profile : nic.tx_profile;
+  if (text.empty()) return table;
+  // validate_policies checked it.
+  return dim::parse_profile_list(text, table, rx ? "nic.rx-profile" : "nic.tx-profile").value();
+}
+
 std::optional<Error> validate_policies(const Scenario& s) {
   const NicSection& nic = s.nic;
+  for (const dim::Direction direction : {dim::Direction::rx, dim::Direction::tx}) {
+    const bool rx = direction == dim::Direction::rx;
+    const std::string& text = rx ? nic.rx_profile : nic.tx_profile;
+    if (text.empty()) continue;
+    const char* key = rx ? "nic.rx-profile" : "nic.tx-profile";
+    const bool dim_on = rx ? nic.moderation == Moderation::dim
+                           : nic.tx_interrupts && nic.tx_moderation == TxModeration::dim;
+    if (!dim_on) {
+      return Error{key, rx ? "a net_dim profile table needs nic.moderation = \"dim\"; allowed: "
+                             "empty, or set nic.moderation = \"dim\""
+                           : "a net_dim profile table needs nic.tx-interrupts = true and "
+                             "nic.tx-moderation = \"dim\"; allowed: empty, or set both"};
+    }
+    const dim::CqPeriodMode mode = rx && nic.cqe_mode_rx ? dim::CqPeriodMode::start_from_cqe
+                                                         : dim::CqPeriodMode::start_from_eqe;
+    const auto table = dim::parse_profile_list(text, dim::default_profiles(direction, mode), key);
+    if (!table) return table.error();
+  }
   switch (nic.moderation) {
     case Moderation::none:
     case Moderation::dim:

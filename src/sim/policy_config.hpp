@@ -12,12 +12,14 @@
 #include "irqmod/napi/vector.hpp"
 #include "irqmod/policy/adaptive_itr.hpp"
 #include "irqmod/policy/coalesce.hpp"
+#include "irqmod/policy/dim.hpp"
 #include "irqmod/policy/lli.hpp"
 #include "irqmod/sim/scenario.hpp"
 
 namespace irqmod::sim {
 
-// napi.weight, napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout.
+// napi.weight, napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout,
+// gro-timer-after-final-poll, watchdog-in-softirq.
 napi::Config napi_config(const Scenario& scenario);
 
 // ethtool -C's Rx and Tx pairs, the -irq pairs, rate bands and adaptive-rx of [nic].
@@ -46,6 +48,10 @@ adaptive_itr::LinkSpeed i40e_link_speed(std::uint64_t bps);
 
 // The policy library's own check of each of the above that has one, with the policy's error key
 // mapped to the scenario key (ethtool's "rx-usecs" -> "nic.rx-usecs").
+// net_dim's profile table for `direction`: the kernel's, or nic.rx-profile / nic.tx-profile
+// applied over it (Linux 6.11's user profiles). Precondition: validate_policies found nothing.
+dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction);
+
 std::optional<Error> validate_policies(const Scenario& scenario);
 
 }  // namespace irqmod::sim

@@ -6,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -515,6 +516,16 @@ std::optional<Diagnostic> apply_kernel(std::string_view text, const std::string&
   return std::nullopt;
 }
 
+// A kernel row's condition, "KEY=VALUE": whether the scenario's KEY has that value.
+bool holds(std::string_view condition, const Scenario& s) {
+  const std::size_t eq = condition.find('=');
+  const KeySpec* spec = find_key(condition.substr(0, eq));
+  assert(spec != nullptr && eq != std::string_view::npos && "a kernel row's `when` names a key");
+  const auto value = parse_text(*spec, condition.substr(eq + 1));
+  assert(value.ok() && "a kernel row's `when` has a valid value");
+  return spec->binding.load(s, 0) == value.value();
+}
+
 // A key whose feature the scenario's kernel does not have, set to something but its default.
 std::optional<Error> check_kernel_features(const Scenario& s) {
   if (s.kernel.empty()) return std::nullopt;
@@ -523,14 +534,17 @@ std::optional<Error> check_kernel_features(const Scenario& s) {
   const Scenario defaults = default_scenario();
   for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
     if (b.kind != napi::BehaviourKind::feature || napi::has_commit(b, *version)) continue;
+    if (!b.when.empty() && !holds(b.when, s)) continue;
     const KeySpec* spec = find_key(b.key);
     if (!spec || spec->binding.load(s, 0) == spec->binding.load(defaults, 0)) continue;
-    return Error{std::string(b.key), "kernel = \"" + s.kernel + "\" does not have it: Linux " +
-                                         napi::to_string(b.release) + " added it (" +
-                                         std::string(b.commit) + " \"" + std::string(b.title) +
-                                         "\"); allowed: the default (" +
-                                         std::string(spec->default_value) + "), or kernel = \"" +
-                                         napi::to_string(b.release) + "\" or later"};
+    const std::string scope = b.when.empty() ? "" : " with " + std::string(b.when);
+    return Error{std::string(b.key),
+                 "kernel = \"" + s.kernel + "\" does not have it" + scope + ": Linux " +
+                     napi::to_string(b.release) + " added it (" + std::string(b.commit) + " \"" +
+                     std::string(b.title) + "\"); allowed: the default (" +
+                     (spec->default_value.empty() ? std::string("empty")
+                                                  : std::string(spec->default_value)) +
+                     "), or kernel = \"" + napi::to_string(b.release) + "\" or later"};
   }
   return std::nullopt;
 }

@@ -15,6 +15,17 @@ Config deferral(std::uint32_t defer, Duration gro) {
   return c;
 }
 
+// A busy poller that prefers busy polling takes the context, polls `work` of `budget` once and
+// stops; the final poll is running. Returns what busy_poll_stop armed.
+std::optional<Instant> into_final_poll(Context& c, int budget, int work) {
+  EXPECT_TRUE(c.busy_poll_acquire(true));
+  c.busy_poll_begin(budget);
+  c.busy_poll_end(kT0, work);
+  const std::optional<Instant> armed = c.busy_poll_stop(kT0, true);
+  c.final_poll_begin();
+  return armed;
+}
+
 // A softirq poll that cleans `work` descriptors.
 PollResult softirq_poll(Context& c, Instant now, int work) {
   c.softirq_poll_begin();
@@ -286,6 +297,64 @@ TEST(napi_context, a_watchdog_expiring_inside_busy_poll_stop_leaves_it_to_the_ne
   EXPECT_EQ(c.owner(), Owner::none);
   EXPECT_EQ(c.counters().masked_releases, 1U);
   EXPECT_TRUE(c.busy_poll_acquire(true));  // the application's next epoll_wait
+}
+
+TEST(napi_context, from_58e2330bd455_busy_poll_stop_arms_the_timer_after_releasing_the_context) {
+  // The same long final poll on a fixed kernel: no timer runs during it, and the full-budget
+  // release arms one once SCHED is clear, so the watchdog polls instead of being lost.
+  const Duration gro = microseconds(20);
+  Config config = deferral(2, gro);
+  config.gro_timer_after_final_poll = true;
+  Context c{config};
+  EXPECT_EQ(into_final_poll(c, 64, 64), std::nullopt);
+  EXPECT_FALSE(c.timer());
+  const Instant end = kT0 + microseconds(25);
+  const PollResult r = c.final_poll_end(end, 64);
+  EXPECT_EQ(r.completion, Completion::not_called);
+  EXPECT_FALSE(r.repoll);
+  EXPECT_EQ(r.arm_timer, end + gro);
+  EXPECT_EQ(c.timer(), end + gro);
+  EXPECT_EQ(c.owner(), Owner::none);
+  EXPECT_EQ(c.on_timer(end + gro), Schedule::raised);
+  EXPECT_EQ(c.owner(), Owner::softirq);
+  EXPECT_EQ(c.counters().watchdog_swallowed, 0U);
+}
+
+TEST(napi_context, on_preempt_rt_a_watchdog_expiring_inside_the_final_poll_runs_after_it) {
+  // Before 58e2330bd455, on PREEMPT_RT: the soft expiry waits for local_bh_enable(), when the
+  // full-budget release has cleared SCHED, so the watchdog polls instead of being lost.
+  const Duration gro = microseconds(20);
+  Config config = deferral(2, gro);
+  config.watchdog_in_softirq = true;
+  Context c{config};
+  EXPECT_EQ(into_final_poll(c, 64, 64), kT0 + gro);
+  EXPECT_EQ(c.on_timer(kT0 + gro), std::nullopt);  // held, not lost
+  EXPECT_EQ(c.counters().watchdog_held, 1U);
+  EXPECT_EQ(c.counters().watchdog_swallowed, 0U);
+  EXPECT_EQ(c.timer(), kT0 + gro);
+  const Instant end = kT0 + microseconds(25);
+  const PollResult r = c.final_poll_end(end, 64);
+  EXPECT_EQ(r.arm_timer, end);  // run it now
+  EXPECT_EQ(c.counters().released_without_timer, 0U);
+  EXPECT_EQ(c.on_timer(end), Schedule::raised);
+  EXPECT_EQ(c.owner(), Owner::softirq);
+}
+
+TEST(napi_context, from_58e2330bd455_a_completing_final_poll_still_defers_through_the_driver) {
+  // Below the budget napi_complete_done arms the timer itself (the count was reloaded), on either
+  // side of the fix: the re-arm stays deferred.
+  const Duration gro = microseconds(20);
+  for (const bool fixed : {false, true}) {
+    SCOPED_TRACE(fixed ? "fixed" : "before the fix");
+    Config config = deferral(2, gro);
+    config.gro_timer_after_final_poll = fixed;
+    Context c{config};
+    into_final_poll(c, 8, 3);
+    const PollResult r = c.final_poll_end(kT0 + microseconds(1), 3);
+    EXPECT_EQ(r.completion, Completion::keep_masked);
+    EXPECT_EQ(c.timer(), kT0 + microseconds(1) + gro);
+    EXPECT_EQ(c.owner(), Owner::none);
+  }
 }
 
 TEST(napi_context, the_watchdog_does_nothing_while_someone_owns_the_context) {

@@ -32,6 +32,41 @@ TEST(napi_driver, a_false_completion_makes_the_next_enable_force_a_software_inte
   EXPECT_FALSE(a.swint);  // once per exit
 }
 
+// i40e_napi_poll's branch for a full poll on a core outside the vector's affinity mask: return
+// budget - 1 and force a write-back, whose software interrupt waits for the Rx ITR (index 0).
+TEST(napi_driver,
+     a_full_poll_off_the_affinity_core_returns_budget_minus_one_and_forces_a_writeback) {
+  Driver d{DriverConfig{}, kT0};
+  VectorConfig config;
+  config.itr_interval = microseconds(20);     // ITR index 0
+  config.sw_itr_interval = microseconds(50);  // ITR index 2: not this trigger's
+  Vector v{config};
+  ASSERT_EQ(v.fire(kT0 + microseconds(1)), std::nullopt);
+  EXPECT_EQ(d.poll_return(64, 64, true), 64);   // on its core: NAPI polls again
+  EXPECT_EQ(d.poll_return(10, 64, false), 10);  // finished: nothing to move
+  EXPECT_EQ(d.poll_return(64, 64, false), 63);
+  // NAPI saw budget - 1: the context completed (or stays with a busy poller: keep_masked).
+  v.on_cause(kT0);
+  ASSERT_TRUE(v.fire(kT0).has_value());  // the last interrupt: the throttles count from here
+  const DriverAction a = d.on_poll(kT0 + microseconds(5), result(Completion::keep_masked, 63), v);
+  EXPECT_TRUE(a.enabled);
+  EXPECT_TRUE(a.swint);
+  EXPECT_TRUE(a.forced_wb);
+  EXPECT_EQ(a.fire_at, kT0 + microseconds(20));
+  EXPECT_FALSE(d.in_busy_poll());  // the branch returns before the in_busy_poll bookkeeping
+  EXPECT_EQ(v.fire(kT0 + microseconds(20)), Cause::software);
+  // The branch is taken once per poll_return.
+  const DriverAction next = d.on_poll(kT0 + microseconds(30), result(Completion::rearm, 3), v);
+  EXPECT_FALSE(next.forced_wb);
+}
+
+TEST(napi_driver, without_the_branch_a_full_poll_off_its_core_stays_full) {
+  DriverConfig config;
+  config.off_affinity_force_wb = false;
+  Driver d{config, kT0};
+  EXPECT_EQ(d.poll_return(64, 64, false), 64);
+}
+
 TEST(napi_driver, without_the_fix_no_software_interrupt_is_forced) {
   DriverConfig c;
   c.busy_poll_exit_swint = false;

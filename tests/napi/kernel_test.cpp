@@ -100,6 +100,45 @@ TEST(kernel, each_switch_changes_at_its_first_release_and_not_before) {
   EXPECT_EQ(value_on(ice_throttle, version("5.16")), "50us");
 }
 
+// 58e2330bd455 reached two stable lines (6.18.34, 7.0.11) before mainline 7.1; lines without a
+// confirmed backport (6.19, 6.12) do not have it.
+TEST(kernel, a_confirmed_stable_release_has_the_commit_from_its_patch_level) {
+  const KernelBehaviour& timer = row("napi.gro-timer-after-final-poll", "");
+  EXPECT_EQ(timer.commit, "58e2330bd455");
+  EXPECT_EQ(timer.title, "net: napi: Avoid gro timer misfiring at end of busypoll");
+  EXPECT_EQ(timer.release, (KernelVersion{7, 1, 0}));
+  EXPECT_EQ(value_on(timer, version("6.18")), "false");
+  EXPECT_EQ(value_on(timer, version("6.18.33")), "false");
+  EXPECT_EQ(value_on(timer, version("6.18.34")), "true");
+  EXPECT_EQ(value_on(timer, version("6.18.40")), "true");
+  EXPECT_EQ(value_on(timer, version("6.19")), "false");
+  EXPECT_EQ(value_on(timer, version("6.12.80")), "false");
+  EXPECT_EQ(value_on(timer, version("7.0.10")), "false");
+  EXPECT_EQ(value_on(timer, version("7.0.11")), "true");
+  EXPECT_EQ(value_on(timer, version("7.1")), "true");
+  EXPECT_TRUE(differs(timer, version("6.1"), version("6.18.34")));
+  EXPECT_FALSE(differs(timer, version("6.18.34"), version("7.1")));
+  // A row without confirmed stable releases is mainline only.
+  EXPECT_FALSE(has_commit(row("napi.epoll-prefer-busy-loop", ""), version("6.12.200")));
+}
+
+// Before 6.9 epoll's busy loop had prefer_busy_poll hard-coded false and the budget at 8: the
+// socket options reach sk_busy_loop (recv), and epoll only through EPIOCSPARAMS from 6.9.
+TEST(kernel, epolls_own_prefer_busy_poll_and_budget_come_with_6_9) {
+  int epoll_rows = 0;
+  for (const KernelBehaviour& b : kernel_behaviours()) {
+    if (b.when != "cpu.app-wait=epoll") continue;
+    ++epoll_rows;
+    EXPECT_EQ(b.kind, BehaviourKind::feature);
+    EXPECT_EQ(b.release, (KernelVersion{6, 9, 0}));
+    EXPECT_FALSE(has_commit(b, version("6.8")));
+    EXPECT_TRUE(has_commit(b, version("6.9")));
+    EXPECT_TRUE(b.key == "napi.prefer_busy_poll" || b.key == "napi.busy_poll_budget") << b.key;
+  }
+  EXPECT_EQ(epoll_rows, 2);
+  EXPECT_TRUE(row("napi.prefer_busy_poll", "").when.empty());  // the socket option: 5.11
+}
+
 TEST(kernel, features_exist_from_their_release) {
   EXPECT_FALSE(has_commit(row("napi.prefer_busy_poll", ""), version("5.10.54")));
   EXPECT_TRUE(has_commit(row("napi.prefer_busy_poll", ""), version("5.11")));

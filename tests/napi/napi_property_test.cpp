@@ -53,6 +53,14 @@ constexpr std::array<const char*, static_cast<std::size_t>(Act::count)> kActName
 struct Options {
   bool fix = true;     // the seed-000 software interrupt
   bool latch = false;  // hardware that keeps causes in write-back-only mode
+  // 58e2330bd455 (7.1; 6.18.34, 7.0.11): busy_poll_stop arms its timer after the final poll.
+  bool timer_fix = false;
+  // After the busy_poll_stop window, does the application busy-poll again? epoll drops its NAPI
+  // id after a busy loop that found no event (ep->napi_id = 0 since bf3b9f6372c4, 4.12; in
+  // ep_busy_loop since 1493c47fb140, 5.11) and relearns it only from a new ready event, which a
+  // masked interrupt never produces: then nothing ever polls again.
+  bool next_busy_poll = true;
+  bool preempt_rt = false;  // the watchdog expires in softirq (f5c2f0215e36)
 };
 
 struct Outcome {
@@ -86,6 +94,8 @@ RigConfig random_config(Rng& rng, const Options& options) {
   c.vector.sw_itr_interval = microseconds(kSwItrUs[pick(rng, kSwItrUs.size())]);
   c.vector.latch_in_writeback_only = options.latch;
   c.driver.busy_poll_exit_swint = options.fix;
+  c.napi.gro_timer_after_final_poll = options.timer_fix;  // draws nothing: same sequences
+  c.napi.watchdog_in_softirq = options.preempt_rt;
   if (pick(rng, 4) == 0) c.driver.adaptive = adaptive_itr::Config{};
   return c;
 }
@@ -283,6 +293,11 @@ Outcome run_sequence(std::uint64_t seed, const Options& options) {
     // application's next busy poll, which prefer_busy_poll promises, picks it up. Check that it
     // does, and count the case apart.
     outcome.window = rig.ring > 0 || rig.schedule_unserved;
+    if (!options.next_busy_poll) {
+      // Unbounded: quiescent already, with work in the ring (or a schedule) and nothing due.
+      outcome.stranded = rig.ring > 0;
+      return outcome;
+    }
     rig.busy_session(rig.ring / rig.config_.busy_poll_budget + 1);
     if (!drain()) return outcome;
   }
@@ -326,6 +341,40 @@ TEST(napi_property, with_the_fix_100000_random_interleavings_keep_every_property
               static_cast<unsigned long long>(t.sequences),
               static_cast<unsigned long long>(t.stranded),
               static_cast<unsigned long long>(t.window));
+}
+
+// The busy_poll_stop window (58e2330bd455): before the fix the generator reaches it, and when
+// no busy poll follows (epoll forgot the NAPI id) the work it leaves stays in the ring for good;
+// with the fix the window is gone, so nothing needs that next busy poll.
+TEST(napi_property,
+     before_58e2330bd455_the_busy_poll_stop_window_strands_work_without_a_next_busy_poll) {
+  const Tally t = run_many(1, 20'000, Options{.timer_fix = false, .next_busy_poll = false});
+  EXPECT_EQ(t.first_failure, "");
+  EXPECT_GT(t.window, 0U);
+  EXPECT_GT(t.stranded, 0U);
+  EXPECT_LE(t.stranded, t.window);  // only the window strands: the seed-000 fix is on
+  std::printf(
+      "napi_property: before 58e2330bd455, %llu of %llu sequences in the window, %llu "
+      "stranded for good without a next busy poll\n",
+      static_cast<unsigned long long>(t.window), static_cast<unsigned long long>(t.sequences),
+      static_cast<unsigned long long>(t.stranded));
+}
+
+TEST(napi_property, from_58e2330bd455_the_window_is_gone_and_no_busy_poll_is_needed) {
+  const Tally t = run_many(1, 20'000, Options{.timer_fix = true, .next_busy_poll = false});
+  EXPECT_EQ(t.first_failure, "");
+  EXPECT_EQ(t.window, 0U);
+  EXPECT_EQ(t.stranded, 0U);
+}
+
+// PREEMPT_RT closes the same window without the fix: the soft watchdog cannot expire inside the
+// final poll.
+TEST(napi_property, on_preempt_rt_the_window_is_closed_before_58e2330bd455_too) {
+  const Tally t =
+      run_many(1, 20'000, Options{.timer_fix = false, .next_busy_poll = false, .preempt_rt = true});
+  EXPECT_EQ(t.first_failure, "");
+  EXPECT_EQ(t.window, 0U);
+  EXPECT_EQ(t.stranded, 0U);
 }
 
 TEST(napi_property, without_the_fix_the_same_generator_finds_stranded_work) {

@@ -1,6 +1,8 @@
 // The scenario key `kernel`: it sets every kernel switch to the release's value unless the
 // scenario sets the key itself, refuses a setting the release does not have, and the report
 // names the behaviours in effect. Runs on 6.1 and 6.18.34 differ where a switch matters only.
+#include "irqmod/napi/kernel.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -114,6 +116,39 @@ TEST(kernel, refuses_a_setting_the_release_does_not_have_naming_key_kernel_and_r
   EXPECT_TRUE(load("kernel = \"6.13\"\n[napi]\nirq_suspend_timeout = \"1ms\"\n").ok());
 }
 
+// epoll's busy loop takes prefer_busy_poll and a budget only from 6.9 (EPIOCSPARAMS); recv's
+// sk_busy_loop has had SO_PREFER_BUSY_POLL and SO_BUSY_POLL_BUDGET since 5.11.
+TEST(kernel, before_6_9_epoll_busy_polls_without_prefer_busy_poll_or_a_budget) {
+  const std::string epoll = "[cpu]\napp-wait = \"epoll\"\n[napi]\nbusy_poll = \"50us\"\n";
+  EXPECT_EQ(error_of("kernel = \"6.8\"\n" + epoll, {"napi.prefer_busy_poll=true"}),
+            "test.toml: napi.prefer_busy_poll: kernel = \"6.8\" does not have it with "
+            "cpu.app-wait=epoll: "
+            "Linux 6.9 added it (de57a2510822 \"eventpoll: Add per-epoll prefer busy poll "
+            "option\"); allowed: the default (false), or kernel = \"6.9\" or later");
+  EXPECT_NE(error_of("kernel = \"6.8\"\n" + epoll, {"napi.busy_poll_budget=64"})
+                .find("napi.busy_poll_budget: kernel = \"6.8\" does not have it with "
+                      "cpu.app-wait=epoll: Linux 6.9 added it (c6aa2a7778d8"),
+            std::string::npos);
+  EXPECT_TRUE(load("kernel = \"6.9\"\n" + epoll, {"napi.prefer_busy_poll=true"}).ok());
+  EXPECT_TRUE(load("kernel = \"6.8\"\n" + epoll).ok());  // busy polling itself: 4.12
+  EXPECT_TRUE(load("kernel = \"6.8\"\n[napi]\nbusy_read = \"50us\"\nprefer_busy_poll = true\n"
+                   "busy_poll_budget = 64\n")
+                  .ok());  // recv: the socket options
+}
+
+// Every kernel row's condition names a scenario key and one of its values.
+TEST(kernel, every_rows_condition_is_a_key_and_a_valid_value) {
+  for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
+    if (b.when.empty()) continue;
+    const std::size_t eq = b.when.find('=');
+    ASSERT_NE(eq, std::string_view::npos) << b.when;
+    const std::string key(b.when.substr(0, eq));
+    const std::string value(b.when.substr(eq + 1));
+    EXPECT_NE(find_key(key), nullptr) << key;
+    EXPECT_TRUE(load("", {key + "=" + value}).ok()) << b.when;
+  }
+}
+
 TEST(kernel, refuses_an_ill_formed_or_unknown_version_naming_the_key_and_the_format) {
   EXPECT_EQ(
       error_of("kernel = 6.1\n"),
@@ -174,6 +209,64 @@ std::string without_kernel(RunReport r) {
   std::ostringstream out;
   write_json(out, r);
   return out.str();
+}
+
+// busy_poll_stop's timer (58e2330bd455: 7.1, stable 6.18.34): a busy poller that prefers busy
+// polling, with napi_defer_hard_irqs and a 20 us gro_flush_timeout, facing more than it can take
+// (2 Mpps of 64 B frames on one core): its final polls are full (64 frames, 49 us at 760 ns
+// each), longer than the timeout. Before the fix each such exit leaves the queue masked with
+// no timer, to the next busy poll; from it the watchdog polls from softirq. The interrupt is on
+// the busy poller's core: from another core i40e's off-affinity branch returns budget - 1, so
+// the final poll is never full (simulation.i40e_*_off_affinity_*).
+std::string overloaded_busy_poller(const std::string& kernel_line) {
+  return kernel_line + R"(platform = "x86-i40e"
+[scenario]
+duration = "5ms"
+[link]
+speed = "10G"
+[traffic]
+kind = "constant"
+rate = 2000000
+size = 64
+[nic]
+moderation = "itr"
+[cpu]
+cores = 2
+irq-cores = "1"
+app-core = 1
+[napi]
+busy_read = 50
+busy_poll_budget = 64
+prefer_busy_poll = true
+napi_defer_hard_irqs = 2
+gro_flush_timeout = "20us"
+)";
+}
+
+TEST(kernel, before_58e2330bd455_busy_poll_stop_leaves_the_queue_masked_with_no_timer) {
+  const RunReport before = run(loaded(overloaded_busy_poller("kernel = \"6.18\"\n")));
+  const RunReport fixed = run(loaded(overloaded_busy_poller("kernel = \"6.18.34\"\n")));
+  ASSERT_EQ(before.queues.size(), 1U);
+  ASSERT_EQ(fixed.queues.size(), 1U);
+  EXPECT_GT(before.queues[0].released_without_timer, 10U);
+  EXPECT_EQ(fixed.queues[0].released_without_timer, 0U);
+  // The key on its own, without a kernel, does the same.
+  const RunReport key =
+      run(loaded(overloaded_busy_poller(""), {"napi.gro-timer-after-final-poll=true"}));
+  EXPECT_EQ(key.queues[0].released_without_timer, 0U);
+  EXPECT_EQ(without_kernel(key), without_kernel(fixed));
+  const RunReport unset = run(loaded(overloaded_busy_poller("")));
+  EXPECT_EQ(unset.queues[0].released_without_timer, before.queues[0].released_without_timer);
+  // PREEMPT_RT's soft watchdog closes the window on the same pre-fix kernel.
+  const RunReport rt =
+      run(loaded(overloaded_busy_poller("kernel = \"6.18\"\n"), {"napi.watchdog-in-softirq=true"}));
+  EXPECT_EQ(rt.queues[0].released_without_timer, 0U);
+  std::ostringstream text;
+  write_text(text, before);
+  EXPECT_NE(
+      text.str().find(" busy-poll exits left it masked with no timer (fixed by 58e2330bd455)"),
+      std::string::npos)
+      << text.str();
 }
 
 TEST(kernel, runs_on_6_1_and_6_18_34_differ_where_a_switch_matters_and_nowhere_else) {

@@ -629,8 +629,10 @@ vectors = "separate"
   EXPECT_TRUE(late.conservation.ok());
 }
 
-TEST(simulation, tx_moderation_by_link_speed_and_by_dim_differ_from_the_fixed_pair) {
-  const std::string text = std::string(R"(
+// 200 000 requests/s whose replies' Tx completions interrupt on vector 1, Rx on vector 0; the
+// [nic] table is last, so a caller may append keys to it.
+std::string tx_completions_on_their_own_vector() {
+  return std::string(kCosts) + R"(
 [scenario]
 duration = "10ms"
 [traffic]
@@ -641,7 +643,11 @@ msg-size = 64
 rx-usecs = 20
 tx-interrupts = true
 vectors = "separate"
-)") + kCosts;
+)";
+}
+
+TEST(simulation, tx_moderation_by_link_speed_and_by_dim_differ_from_the_fixed_pair) {
+  const std::string text = tx_completions_on_their_own_vector();
   // Vector 1 takes only Tx completions: its rate is the Tx moderation's. At 10G a 512-entry
   // ring's usable half drains in 315 us (256 full-size frames), so link-speed interrupts far
   // less often than tx-usecs 50.
@@ -651,6 +657,73 @@ vectors = "separate"
   EXPECT_LT(link.interrupts.count_of(1), fixed.interrupts.count_of(1) / 2);
   EXPECT_NE(dim.interrupts.count_of(1), fixed.interrupts.count_of(1));
   EXPECT_EQ(fixed.interrupts.count_of(0), link.interrupts.count_of(0));  // Rx unchanged
+}
+
+// nic.rx-profile / nic.tx-profile (ethtool -C rx-profile, Linux 6.11): net_dim walks the user's
+// table instead of the kernel's. Short timers interrupt more and wait less; 'n' keeps the
+// kernel's values, so an all-'n' table is the kernel's own.
+TEST(simulation, a_user_dim_profile_table_replaces_the_kernels) {
+  const std::vector<std::string> base = {"scenario.duration=20ms", "traffic.kind=poisson",
+                                         "traffic.rate=300000"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return run(load_shipped("basics/stream-10g-dim.toml", extra));
+  };
+  const RunReport kernel = with({});
+  const RunReport kept = with({"nic.rx-profile=n,n_n,n_n,n_n,n_n,n"});
+  const RunReport short_timers = with({"nic.rx-profile=2,8_2,8_2,8_2,8_2,8"});
+  const RunReport long_timers = with({"nic.rx-profile=256,128_256,128_256,128_256,128_256,128"});
+  EXPECT_EQ(json_of(kept), json_of(kernel));
+  EXPECT_GT(short_timers.interrupts.total(), 10 * kernel.interrupts.total());
+  EXPECT_LT(long_timers.interrupts.total(), kernel.interrupts.total());
+  EXPECT_LT(short_timers.latency.percentile(50'000), kernel.latency.percentile(50'000) / 4);
+  // Tx: net_dim over the Tx completions takes tx-profile.
+  const std::string text = tx_completions_on_their_own_vector() + "tx-moderation = \"dim\"\n";
+  const RunReport tx_kernel = run(load(text));
+  const RunReport tx_short = run(load(text, {"nic.tx-profile=1,1_1,1_1,1_1,1_1,1"}));
+  EXPECT_GT(tx_short.interrupts.count_of(1), tx_kernel.interrupts.count_of(1));
+  EXPECT_EQ(tx_short.interrupts.count_of(0), tx_kernel.interrupts.count_of(0));  // Rx unchanged
+}
+
+TEST(simulation, a_user_dim_profile_is_refused_where_no_net_dim_runs_or_ill_formed) {
+  EXPECT_EQ(load_error("[nic]\nmoderation = \"itr\"\nrx-profile = \"2,8\"\n"),
+            "test.toml:3: nic.rx-profile: a net_dim profile table needs nic.moderation = \"dim\"; "
+            "allowed: empty, or set nic.moderation = \"dim\"");
+  EXPECT_NE(load_error("[nic]\nmoderation = \"dim\"\nrx-profile = \"2,8_3,9_4,9_5,9_6,9_7,9\"\n")
+                .find("nic.rx-profile: "),
+            std::string::npos);
+  EXPECT_NE(load_error("[nic]\ntx-profile = \"2,8\"\n")
+                .find("nic.tx-profile: a net_dim profile "
+                      "table needs nic.tx-interrupts"),
+            std::string::npos);
+}
+
+// nic.off-affinity-force-wb: a busy poller on core 1 facing more than it can take (2 Mpps) uses
+// its budget; i40e_napi_poll on a core outside the vector's affinity (core 0) then forces a
+// write-back interrupt, and core 0's softirq takes the queue over: two cores clean. Without the
+// branch core 0 stays idle and the busy poller alone cleans.
+TEST(simulation, i40e_moves_a_full_busy_poll_off_affinity_to_the_vectors_core) {
+  const std::string text = std::string(kCosts) + R"(cores = 2
+irq-cores = "0"
+app-core = 1
+[scenario]
+duration = "5ms"
+[traffic]
+kind = "constant"
+rate = 2000000
+size = 64
+[nic]
+moderation = "itr"
+[napi]
+busy_read = 50
+busy_poll_budget = 64
+)";
+  const RunReport branch = run(load(text));
+  const RunReport without = run(load(text, {"nic.off-affinity-force-wb=false"}));
+  EXPECT_GT(branch.cores[0].polls, 10u);
+  EXPECT_LT(5 * without.cores[0].polls, branch.cores[0].polls);
+  EXPECT_GT(branch.queues[0].rx_cleaned, without.queues[0].rx_cleaned);
+  EXPECT_TRUE(branch.conservation.ok());
 }
 
 TEST(simulation, a_refill_done_by_the_cpu_costs_poll_time_and_starves_the_ring_when_slow) {

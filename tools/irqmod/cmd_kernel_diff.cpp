@@ -24,8 +24,10 @@ std::string value_text(const KernelBehaviour& b, KernelVersion version) {
 }
 
 std::string key_text(const KernelBehaviour& b) {
-  return b.driver.empty() ? std::string(b.key)
-                          : std::string(b.key) + " (" + std::string(b.driver) + ")";
+  std::string text(b.key);
+  if (!b.driver.empty()) text += " (" + std::string(b.driver) + ")";
+  if (!b.when.empty()) text += " (" + std::string(b.when) + ")";
+  return text;
 }
 
 void print_text(KernelVersion a, KernelVersion b, const std::vector<const KernelBehaviour*>& rows) {
@@ -35,7 +37,7 @@ void print_text(KernelVersion a, KernelVersion b, const std::vector<const Kernel
               rows.size() == 1 ? "" : "s", rows.size() == 1 ? "s" : "");
   for (const KernelBehaviour* row : rows) {
     const std::string change = value_text(*row, a) + " -> " + value_text(*row, b);
-    std::printf("  %-5s %-36s %-26s %s \"%.*s\"\n", napi::to_string(row->release).c_str(),
+    std::printf("  %-5s %-46s %-26s %s \"%.*s\"\n", napi::to_string(row->release).c_str(),
                 key_text(*row).c_str(), change.c_str(), std::string(row->commit).c_str(),
                 static_cast<int>(row->title.size()), row->title.data());
     const std::string note = napi::applies_to_model(*row)
@@ -62,6 +64,7 @@ void print_json(KernelVersion a, KernelVersion b, const std::vector<const Kernel
     json.begin_object();
     json.field("key", row->key);
     json.field("driver", row->driver);
+    json.field("when", row->when);
     json.field("kind", row->kind == BehaviourKind::switch_value ? "switch" : "feature");
     json.field("what", row->what);
     json.field("from_value", value_text(*row, a));

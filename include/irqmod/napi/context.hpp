@@ -67,6 +67,19 @@ struct Config {
   std::uint32_t defer_hard_irqs = 0;  // napi_defer_hard_irqs: empty polls before re-arming
   Duration gro_flush_timeout{0};      // gro_flush_timeout, ns; the deferral's timer
   Duration irq_suspend_timeout{0};    // irq-suspend-timeout (netlink, ns); epoll suspension
+  // Where busy_poll_stop arms the deferral timer. false: before its final poll (7fd3253a7de6,
+  // Linux 5.11), so a watchdog expiring during a long final poll finds SCHED held and is lost.
+  // true: in __busy_poll_stop after SCHED is cleared, on the full-budget path only (58e2330bd455
+  // "net: napi: Avoid gro timer misfiring at end of busypoll": 7.1; stable 6.18.34, 7.0.11).
+  bool gro_timer_after_final_poll = false;
+  // Where the watchdog expires. false: in hard interrupt context, so it can run while the busy
+  // poller's final poll holds SCHED. true: PREEMPT_RT, where an hrtimer not marked HARD (the
+  // NAPI timer: HRTIMER_MODE_REL_PINNED) expires in softirq (f5c2f0215e36, Linux 5.4), which
+  // cannot run inside busy_poll_stop (bottom halves off from before its hrtimer_start to after
+  // __busy_poll_stop): by then SCHED is clear, so the window 58e2330bd455 closed does not open.
+  // Only the watchdog's timing is modelled, not the rest of PREEMPT_RT (threaded hard interrupts,
+  // priorities).
+  bool watchdog_in_softirq = false;
 };
 
 // The first violation, keyed by the setting's name: "weight" outside 1..65535,
@@ -135,6 +148,11 @@ struct Counters {
   std::uint64_t prefer_yields = 0;       // softirq full-budget polls that gave way to busy poll
   std::uint64_t masked_releases = 0;     // full final polls released idle with IRQs masked
   std::uint64_t watchdog_swallowed = 0;  // timer expiries that found SCHED held: no effect
+  // ... masked releases with no timer pending: the window 58e2330bd455 closed. Nothing but
+  // another busy poll will look at the queue again.
+  std::uint64_t released_without_timer = 0;
+  // Soft watchdog expiries (PREEMPT_RT) held until busy_poll_stop's final poll ended.
+  std::uint64_t watchdog_held = 0;
 };
 
 // ---- the context ----------------------------------------------------------------------------
@@ -174,13 +192,15 @@ class Context {
   PollResult busy_poll_end(Instant now, int work);
   // busy_poll_stop, first half: clears MISSED and IN_BUSY_POLL; if this busy poller prefers
   // busy polling (`prefer`, its NAPI_F_PREFER_BUSY_POLL flag) reloads the deferral count and,
-  // when napi_defer_hard_irqs and gro_flush_timeout are both set, arms the timer (returned) and
-  // remembers to skip the reschedule. Then the host runs the final poll.
+  // when napi_defer_hard_irqs and gro_flush_timeout are both set, remembers to skip the
+  // reschedule and, before 58e2330bd455 (Config::gro_timer_after_final_poll false), arms the
+  // timer (returned). Then the host runs the final poll.
   std::optional<Instant> busy_poll_stop(Instant now, bool prefer);
   // The final poll ("All we really want here is to re-enable device interrupts").
   int final_poll_begin();
   // Below the budget the driver completes normally; at the budget the context goes back to the
-  // softirq (repoll), or with skip_schedule is released with interrupts still masked.
+  // softirq (repoll), or with skip_schedule is released with interrupts still masked (from
+  // 58e2330bd455 with the timer armed here, in the result).
   PollResult final_poll_end(Instant now, int work);
 
   // ---- timers and epoll ------------------------------------------------------------------
@@ -217,6 +237,8 @@ class Context {
   // __napi_schedule: the softirq takes the context.
   void hand_to_softirq();
   void arm_timer(Instant at, PollResult* result);
+  // Config::watchdog_in_softirq: a due timer held during the final poll is handed back to run now.
+  void run_held_watchdog(Instant now, PollResult& result);
   // Marks a poll of `kind` running with `budget`, counted in `counter`; returns the budget.
   int start_poll(Poller kind, int budget, std::uint64_t& counter);
   // Ends the running poll of `kind`. Below the budget the driver completes (napi_complete_done)

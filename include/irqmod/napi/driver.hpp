@@ -28,12 +28,19 @@ struct DriverConfig {
   // The i40e adaptive ITR; nullopt keeps the vector's interval fixed (adaptive-rx off). Its own
   // busy_poll_exit_swint is overridden by the field above, so there is one switch.
   std::optional<adaptive_itr::Config> adaptive;
+  // i40e_napi_poll's branch for a poll that used its budget on a CPU outside the vector's
+  // affinity mask ("if the cpu is pegged at 100%, polling will never exit while traffic
+  // continues and the interrupt will be stuck on this cpu"): napi_complete_done (its answer
+  // ignored), i40e_force_wb, and return budget - 1 so that polling stops. The commit that added
+  // it is not known (docs/research/kernel-switches.md, item 10); every i40e since 4.x has it.
+  bool off_affinity_force_wb = true;
 };
 
 // What the driver did at the end of one poll.
 struct DriverAction {
   bool enabled = false;             // DYN_CTLN written with INTENA
   bool swint = false;               // ... with SWINT_TRIG
+  bool forced_wb = false;           // ... by i40e_force_wb (the off-affinity branch)
   std::optional<Duration> new_itr;  // the Rx interval written, if any
   std::optional<Instant> fire_at;   // when the vector will interrupt, if a cause is due
   friend constexpr bool operator==(const DriverAction&, const DriverAction&) = default;
@@ -54,6 +61,11 @@ class Driver {
     if (adaptive_) adaptive_->on_tx_cleaned(bytes, packets);
   }
 
+  // What i40e_napi_poll returns for a poll that cleaned `work` of `budget` (budget when it did
+  // not finish) on a CPU inside the vector's affinity mask or not: budget - 1 when the
+  // off-affinity branch is taken, which then makes on_poll force a write-back.
+  int poll_return(int work, int budget, bool on_affinity_cpu);
+
   // The end of i40e_napi_poll for `result` at `now`, applied to `vector`.
   DriverAction on_poll(Instant now, const PollResult& result, Vector& vector);
 
@@ -65,6 +77,7 @@ class Driver {
   DriverConfig config_;
   std::optional<adaptive_itr::AdaptiveItr> adaptive_;
   bool in_busy_poll_ = false;  // q_vector->in_busy_poll, when the adaptive ITR is off
+  bool force_wb_ = false;      // poll_return took the off-affinity branch
 };
 
 }  // namespace irqmod::napi

@@ -51,6 +51,12 @@ struct KernelBehaviour {
   std::string_view title;      // its subject line, exactly
   KernelVersion release;       // the first mainline release that has it
   std::string_view backports;  // stable trees known to carry it ("" when none are known)
+  // Stable releases confirmed to carry it (a release announcement or its shortlog): a version
+  // of the same MAJOR.MINOR line at or above one of these has the behaviour too.
+  std::span<const KernelVersion> stable = {};
+  // A feature that exists only for some scenarios, as "KEY=VALUE" of another scenario key
+  // ("cpu.app-wait=epoll": epoll's own busy-poll parameters); "" = always.
+  std::string_view when = {};
 };
 
 // Every behaviour, in the order of the first release.
@@ -62,8 +68,9 @@ std::span<const KernelBehaviour> kernel_behaviours();
 inline constexpr std::string_view kModelledDriver = "i40e";
 bool applies_to_model(const KernelBehaviour& behaviour);
 
-// Whether `version` has the behaviour's commit. Stable backports are not counted: none of
-// today's rows has a stable release that is confirmed to carry it.
+// Whether `version` has the behaviour's commit: from its mainline release on, or in a stable
+// line from the confirmed stable release on (`stable`). A backport only mentioned in `backports`
+// (a review, not a release) is not counted.
 bool has_commit(const KernelBehaviour& behaviour, KernelVersion version);
 // A switch's value on `version`.
 std::string_view value_on(const KernelBehaviour& behaviour, KernelVersion version);

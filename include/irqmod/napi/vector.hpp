@@ -99,6 +99,10 @@ class Vector {
   // Returns when the interrupt will fire if one is due.
   std::optional<Instant> enable(Instant now, bool swint);
 
+  // i40e_force_wb: DYN_CTLN with INTENA, SWINT_TRIG and SW_ITR_INDX_ENA with index 0, so the
+  // software interrupt waits for the Rx ITR (ITR index 0), not for ITR index 2.
+  std::optional<Instant> force_writeback(Instant now);
+
   // The driver's poll ended with napi_complete_done() false: no re-enable (see above). A queue
   // cause still waiting for its throttle is dropped with the rest (unless latching).
   void enter_writeback_only();
@@ -128,6 +132,7 @@ class Vector {
   bool queue_pending_ = false;       // a descriptor cause is waiting for its throttle or INTENA
   bool queue_immediate_ = false;     // ... and it bypasses the throttle (on_immediate_cause)
   bool software_pending_ = false;    // a software trigger is waiting for ITR index 2
+  bool forced_pending_ = false;      // a software trigger is waiting for ITR index 0
   itr::Throttle queue_throttle_;     // ITR index 0: gap since the last interrupt of the vector
   itr::Throttle software_throttle_;  // ITR index 2: gap since the last software interrupt
   std::optional<Instant> due_;       // when the next interrupt fires, if one is due

@@ -140,6 +140,9 @@ struct QueueCounters {
   std::uint64_t rx_cleaned = 0;            // frames NAPI took from the ring
   std::uint64_t tx_frames = 0;             // frames sent on its Tx queue
   std::uint64_t sw_interrupts = 0;  // its vector's interrupts raised by a software trigger alone
+  // busy_poll_stop's full final polls that released the context with its interrupt masked and
+  // no timer (before 58e2330bd455): the queue waits for the next busy poll.
+  std::uint64_t released_without_timer = 0;
 };
 
 // One Tx queue of a router's egress port (nic.ports = 2).

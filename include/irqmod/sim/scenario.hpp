@@ -210,6 +210,9 @@ struct NicSection {
   std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
   bool adaptive_rx{};               // nic.adaptive-rx
   bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
+  bool off_affinity_force_wb{};     // nic.off-affinity-force-wb: i40e_napi_poll's branch
+  std::string rx_profile;           // nic.rx-profile: net_dim's Rx table, ethtool syntax
+  std::string tx_profile;           // nic.tx-profile: net_dim's Tx table
   std::uint32_t tx_usecs{};         // nic.tx-usecs
   std::uint32_t tx_frames{};        // nic.tx-frames
   bool tx_interrupts{};             // nic.tx-interrupts: Tx completions cleaned by NAPI
@@ -230,21 +233,23 @@ struct NicSection {
 };
 
 struct NapiSection {
-  std::uint32_t weight{};            // napi.weight
-  std::uint32_t netdev_budget{};     // napi.netdev_budget
-  Duration netdev_budget_usecs{};    // napi.netdev_budget_usecs
-  bool ksoftirqd{};                  // napi.ksoftirqd: softirq work left over goes to a thread
-  bool rx_backlog{};                 // napi.rx-backlog: the stack runs in a per-core backlog poll
-  std::uint32_t max_backlog{};       // napi.netdev_max_backlog: its frames
-  bool poll_in_irq{};                // napi.poll-in-irq: the interrupt handler runs the poll
-  std::uint32_t defer_hard_irqs{};   // napi.napi_defer_hard_irqs
-  Duration gro_flush_timeout{};      // napi.gro_flush_timeout
-  Duration irq_suspend_timeout{};    // napi.irq_suspend_timeout
-  Duration busy_read{};              // napi.busy_read
-  Duration busy_poll{};              // napi.busy_poll
-  bool prefer_busy_poll{};           // napi.prefer_busy_poll
-  bool epoll_prefer_busy_loop{};     // napi.epoll-prefer-busy-loop: Linux 6.13's ep_busy_loop_on
-  std::uint32_t busy_poll_budget{};  // napi.busy_poll_budget
+  std::uint32_t weight{};             // napi.weight
+  std::uint32_t netdev_budget{};      // napi.netdev_budget
+  Duration netdev_budget_usecs{};     // napi.netdev_budget_usecs
+  bool ksoftirqd{};                   // napi.ksoftirqd: softirq work left over goes to a thread
+  bool rx_backlog{};                  // napi.rx-backlog: the stack runs in a per-core backlog poll
+  std::uint32_t max_backlog{};        // napi.netdev_max_backlog: its frames
+  bool poll_in_irq{};                 // napi.poll-in-irq: the interrupt handler runs the poll
+  std::uint32_t defer_hard_irqs{};    // napi.napi_defer_hard_irqs
+  Duration gro_flush_timeout{};       // napi.gro_flush_timeout
+  Duration irq_suspend_timeout{};     // napi.irq_suspend_timeout
+  Duration busy_read{};               // napi.busy_read
+  Duration busy_poll{};               // napi.busy_poll
+  bool prefer_busy_poll{};            // napi.prefer_busy_poll
+  bool epoll_prefer_busy_loop{};      // napi.epoll-prefer-busy-loop: Linux 6.13's ep_busy_loop_on
+  bool gro_timer_after_final_poll{};  // napi.gro-timer-after-final-poll: 58e2330bd455
+  bool watchdog_in_softirq{};         // napi.watchdog-in-softirq: PREEMPT_RT's soft expiry
+  std::uint32_t busy_poll_budget{};   // napi.busy_poll_budget
   friend bool operator==(const NapiSection&, const NapiSection&) = default;
 };
 

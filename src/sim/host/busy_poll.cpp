@@ -61,7 +61,7 @@ Segment BusyLoop::iteration(Core& core) {
 std::optional<Segment> BusyLoop::next(Core& core, const Socket& socket) {
   const Instant now = core.now();
   napi::Context& napi = napi_->napi();
-  const int work = napi_->work(scan_, settings_.budget);
+  const int work = napi_->poll_return(scan_, settings_.budget, core);
   if (final_) {
     napi_->complete(napi.final_poll_end(now, work), core);
     owned_ = false;

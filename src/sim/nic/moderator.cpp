@@ -16,7 +16,7 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
       // mlx5e_handle_rx_dim: the CQE-based tables when the CQ restarts its timer per completion.
       const dim::CqPeriodMode mode =
           s.nic.cqe_mode_rx ? dim::CqPeriodMode::start_from_cqe : dim::CqPeriodMode::start_from_eqe;
-      dim::NetDim dim(dim::default_profiles(dim::Direction::rx, mode), mode);
+      dim::NetDim dim(dim_profiles(s.nic, dim::Direction::rx), mode);
       coalesce::Settings settings;
       settings.rx.normal = {dim.profile().usec, dim.profile().pkts};
       settings.rx.cqe_mode = s.nic.cqe_mode_rx;
@@ -41,7 +41,7 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
       break;
     case TxModeration::dim:
       // mlx5e_handle_tx_dim: net_dim over the Tx completions, EQE-based profiles.
-      dim.emplace(dim::default_profiles(dim::Direction::tx, dim::CqPeriodMode::start_from_eqe));
+      dim.emplace(dim_profiles(s.nic, dim::Direction::tx));
       settings.tx.normal = {dim->profile().usec, dim->profile().pkts};
       break;
     case TxModeration::link_speed: {

@@ -493,7 +493,7 @@ std::optional<Duration> QueueVector::poll_more(Core& core) {
 }
 
 int QueueVector::poll_end(Core& core) {
-  const int work = this->work(last_scan_, napi_.config().weight);
+  const int work = poll_return(last_scan_, napi_.config().weight, core);
   complete(napi_.softirq_poll_end(world_.now(), work), core);
   return work;
 }

@@ -106,6 +106,7 @@ class QueueVector {
   const RxQueue* rx() const { return rx_; }
   const TxQueue* tx() const { return tx_; }
   napi::Context& napi() { return napi_; }
+  const napi::Counters& napi_counters() const { return napi_.counters(); }
   const napi::Vector& vector() const { return vector_; }
   std::uint32_t msix_vector() const { return msix_vector_; }
   std::uint32_t irq_core() const { return irq_core_; }
@@ -141,6 +142,11 @@ class QueueVector {
   // The work a poll reports to NAPI: its Rx frames, or the whole budget when Tx work is left.
   int work(const Scan& scan, int budget) const {
     return scan.tx_finished && !scan.refill_failed ? scan.rx : budget;
+  }
+  // What the driver returns to NAPI for that poll on `core`: i40e's off-affinity branch turns a
+  // full budget on a core other than the vector's into budget - 1 (napi::Driver::poll_return).
+  int poll_return(const Scan& scan, int budget, const Core& core) {
+    return driver_.poll_return(work(scan, budget), budget, core.index() == irq_core_);
   }
   // After any poll of `core`: the driver's completion, the NAPI timer, net_dim's samples, the
   // interrupt re-enabled or not, delivery to the sockets.
