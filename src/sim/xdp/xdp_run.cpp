@@ -57,6 +57,14 @@ std::optional<Error> validate_xdp(const Scenario& s) {
                  "thread fed by constant-rate frames, without warm-up or rate search; allowed: "
                  "the default, or xdp.app = \"none\""};
   }
+  if (s.nic.off_affinity_force_wb != defaults.nic.off_affinity_force_wb) {
+    // ZcQueue drives its own interrupt and does not go through napi::Driver, where i40e's
+    // off-affinity branch is modelled: the key would be ignored either way.
+    return Error{"nic.off-affinity-force-wb",
+                 "the AF_XDP queue (ZcQueue) does not model i40e_napi_poll's off-affinity branch "
+                 "(a full busy poll on the application's core keeps the queue there), so this "
+                 "would do nothing; allowed: the default"};
+  }
   if (!x.irqs && x.method != XdpMethod::busypoll) {
     return Error{"xdp.irqs",
                  "a NAPI context without an interrupt is driven only by busy polling; allowed: "
