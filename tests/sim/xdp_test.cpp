@@ -113,6 +113,24 @@ TEST(xdp, the_busy_loop_end_rule_changes_a_busy_poll) {
   EXPECT_NE(rfc, once);
 }
 
+// The RFC's xdpsock (patch 7/7): in busypoll it never calls sendto() and its poll() has a 0
+// timeout, so nothing sleeps and txpush never kicks the driver (l2fwd's poll() still kicks when
+// the fill ring's flag is set: the seed's fix).
+TEST(xdp, the_rfcs_busy_poll_sample_makes_no_sendto_and_never_sleeps) {
+  const RunReport push = run(with(kOneCore, {"xdp.app=txpush", "xdp.method=busypoll"}));
+  ASSERT_TRUE(push.xdp);
+  EXPECT_EQ(push.xdp->kicks, 0U);
+  EXPECT_EQ(push.xdp->sleeps, 0U);
+  const RunReport poll = run(with(kOneCore, {"xdp.app=txpush", "xdp.method=poll"}));
+  ASSERT_TRUE(poll.xdp);
+  EXPECT_GT(poll.xdp->kicks, 0U);  // -p without busy polling still kicks Tx with sendto()
+  for (const auto& cores : {std::vector<std::string>{}, kOneCore}) {
+    const RunReport fwd = run(with(cores, {"xdp.app=l2fwd", "xdp.method=busypoll"}));
+    ASSERT_TRUE(fwd.xdp);
+    EXPECT_EQ(fwd.xdp->sleeps, 0U) << cores.size();
+  }
+}
+
 TEST(xdp, every_af_xdp_cost_is_charged) {
   const auto rx = delivered({});
   EXPECT_LT(delivered({"cpu.xdp-rx=120"}), rx);
@@ -141,6 +159,7 @@ TEST(xdp, settings_that_would_do_nothing_or_cannot_run_are_refused_by_name) {
   EXPECT_EQ(key_of({"xdp.method=busypoll", "napi.busy_read=0"}), "napi.busy_read");
   EXPECT_EQ(key_of({"traffic.kind=poisson", "traffic.rate=1000"}), "traffic.kind");
   EXPECT_EQ(key_of({"nic.queues=2"}), "nic.queues");
+  EXPECT_EQ(key_of({"nic.off-affinity-force-wb=false"}), "nic.off-affinity-force-wb");
   EXPECT_EQ(key_of({"xdp.app=none", "xdp.batch=32"}), "xdp.batch");
 }
 

@@ -56,9 +56,19 @@ Segment Xdpsock::syscall(Step step, Core& core) {
   return Segment{core.cost(costs_.syscall), ContextKind::thread, kSyscallLabel};
 }
 
+// The seed's RFC mode: the RFC's own xdpsock ("[RFC bpf-next 7/7] samples/bpf: add busy-poll
+// support to xdpsock sample", 2 May 2019), where poll() with busy polling drives Tx: no sendto()
+// kick (complete_tx_only: `if (!opt_busy_poll) kick_tx(xsk)`; complete_tx_l2fwd: `if
+// (!opt_poll)`) and poll(fds, num_socks, 0), which never sleeps.
+bool Xdpsock::rfc_busy_poll() const {
+  return settings_.method == XdpMethod::busypoll &&
+         settings_.loop_end == XdpLoopEnd::rx_empty_tx_full;
+}
+
 // complete_tx_*: a sendto() kick while frames are outstanding, then the completions.
 std::optional<Segment> Xdpsock::kick_or_work(Core& core) {
-  if (settings_.app != XdpApp::rxdrop && outstanding_ > 0) return syscall(Step::kick, core);
+  if (settings_.app != XdpApp::rxdrop && outstanding_ > 0 && !rfc_busy_poll())
+    return syscall(Step::kick, core);
   return work(core);
 }
 
@@ -132,7 +142,7 @@ std::optional<Segment> Xdpsock::next(Core& core) {
       return after_loop(core);
     case Step::kick:
       // sendto() busy-polls since 5.11 (xsk_sendmsg, with the one-iteration loop); the seed's
-      // RFC busy-polled from poll() only, and sendto() woke the driver.
+      // RFC busy-polled from poll() only, and its xdpsock made no sendto() in busypoll.
       if (settings_.method == XdpMethod::busypoll && settings_.loop_end == XdpLoopEnd::once)
         return begin_busy_loop(core, After::send);
       queue_.kick();
@@ -178,6 +188,7 @@ std::optional<Segment> Xdpsock::poll_result(Core& core) {
   const bool no_wakeup = settings_.method == XdpMethod::busypoll && settings_.prefer;
   if (xsk_.fill_needs_wakeup && !no_wakeup) queue_.kick();
   if (has_event()) return kick_or_work(core);
+  if (rfc_busy_poll()) return top(core);  // poll(..., 0) returned 0: xdpsock polls again
   if (!queue_.has_irq()) {
     // Without an interrupt nothing would wake a sleeping poll() before xdpsock's timeout: the
     // model's busy-polling poll() returns, and the loop polls again once something moves.

@@ -10,8 +10,10 @@
 //             when the driver set the fill ring's flag (the seed's fix), returns at once when
 //             the ring has something, or sleeps until the driver's data_ready wakes it.
 //   busypoll  the same poll() busy-polls the queue first (napi_busy_loop with
-//             napi.busy_poll_budget, until busy_loop_end or napi.busy_read); with
-//             xdp.busy-loop-end = "once" (mainline since 5.11) sendto() busy-polls too, once.
+//             napi.busy_poll_budget, until busy_loop_end or napi.busy_read); in the seed's RFC
+//             mode as the RFC's xdpsock (patch 7/7) does: poll() with a 0 timeout, looping,
+//             and no sendto() kick; with xdp.busy-loop-end = "once" (mainline since 5.11)
+//             sendto() kicks and busy-polls too, once.
 //
 // The thread is a job on its core (cpu.app-core): with one core, the softirq preempts it and
 // the fair scheduler shares the core between it and ksoftirqd.
@@ -97,6 +99,7 @@ class Xdpsock {
   std::optional<Segment> busy_next(Core& core);
   std::optional<Segment> after_loop(Core& core);
   bool has_event() const;
+  bool rfc_busy_poll() const;
   Segment spin();
 
   World& world_;
