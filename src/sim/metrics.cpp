@@ -323,6 +323,13 @@ void write_text(std::ostream& out, const RunReport& r) {
         << " empty), merged MSIs " << st.merged << ", PIR scans " << st.pir_scans
         << ", empty notifications " << st.empty_notifications << "\n";
   }
+  if (r.xdp) {
+    const XdpCounters& x = *r.xdp;
+    out << "af_xdp: " << x.redirected << " frames redirected to the socket, " << x.sent << " sent; "
+        << x.refill_misses << " polls found the fill ring short, " << x.kicks
+        << " wake-ups; application: " << x.syscalls << " system calls, " << x.sleeps << " sleeps; "
+        << x.busy_polls << " busy polls\n";
+  }
   const auto pps = per_second(r.delivered_packets, r.sim_time);
   const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
   out << "throughput: " << (pps ? printf_string("%.0f", *pps) : "n/a") << " pps, "
@@ -505,6 +512,19 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("pir_scans", st.pir_scans);
     json.field("empty_notifications", st.empty_notifications);
     json.field("submit_calls", st.submit_calls);
+    json.end_object();
+  }
+  if (r.xdp) {
+    const XdpCounters& x = *r.xdp;
+    json.key("af_xdp");
+    json.begin_object();
+    json.field("redirected", x.redirected);
+    json.field("sent", x.sent);
+    json.field("refill_misses", x.refill_misses);
+    json.field("kicks", x.kicks);
+    json.field("syscalls", x.syscalls);
+    json.field("sleeps", x.sleeps);
+    json.field("busy_polls", x.busy_polls);
     json.end_object();
   }
   if (r.mclgeti) {

@@ -22,6 +22,7 @@
 #include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/storage_run.hpp"
+#include "sim/xdp/xdp_run.hpp"
 
 namespace irqmod::sim {
 
@@ -87,11 +88,13 @@ std::vector<std::string_view> known_sections() {
   std::vector<std::string_view> all = sections();
   all.push_back(kFlowArray);
   all.push_back(kSeedRowArray);
+  all.push_back(kVariantArray);
   return all;
 }
 
 bool is_array_section(std::string_view section) {
-  return section == kFlowArray || section == kThreadArray || section == kSeedRowArray;
+  return section == kFlowArray || section == kThreadArray || section == kSeedRowArray ||
+         section == kVariantArray;
 }
 
 // One [[seed_row]] table: its keys are fixed here, not in the schema (they describe the report).
@@ -101,7 +104,7 @@ std::optional<Diagnostic> apply_seed_row(const toml::table& table, const std::st
   const std::string prefix = std::string(kSeedRowArray) + "." + std::to_string(entry) + ".";
   static const std::vector<std::string_view> kKeys = {"seed",   "table",      "row",       "metric",
                                                       "unit",   "seed_value", "seed_text", "role",
-                                                      "versus", "missing"};
+                                                      "versus", "missing",    "variant"};
   bool has_value = false;
   for (auto&& [key, node] : table) {
     const std::string name(key.str());
@@ -138,6 +141,7 @@ std::optional<Diagnostic> apply_seed_row(const toml::table& table, const std::st
     if (name == "seed_text") row.seed_text = v;
     if (name == "missing") row.missing = v;
     if (name == "versus") row.versus = v;
+    if (name == "variant") row.variant = v;
     if (name == "role") {
       if (v != "fitted" && v != "predicted") {
         return fail("'" + v +
@@ -154,6 +158,110 @@ std::optional<Diagnostic> apply_seed_row(const toml::table& table, const std::st
   if (auto e = check_seed_row(row)) {
     e->key = prefix + e->key;
     return Diagnostic{file, table_line, *e};
+  }
+  return std::nullopt;
+}
+
+// One [[variant]] table: `name` (lower-case letters, digits and '-') and `set`, an array of
+// "key=value" strings as --set takes them. The assignments are checked once the file is loaded.
+std::optional<Diagnostic> apply_variant(const toml::table& table, const std::string& file,
+                                        std::uint32_t table_line, std::size_t entry,
+                                        Variant& variant) {
+  const std::string prefix = std::string(kVariantArray) + "." + std::to_string(entry) + ".";
+  for (auto&& [key, node] : table) {
+    const std::string name(key.str());
+    const std::uint32_t line = static_cast<std::uint32_t>(key.source().begin.line);
+    const auto fail = [&](const std::string& message) {
+      return Diagnostic{file, line, Error{prefix + name, message}};
+    };
+    if (name == "name") {
+      const auto* text = node.as_string();
+      if (!text) return fail("expected a string; got " + std::string(toml_type_name(node)));
+      variant.name = text->get();
+      const bool well_formed =
+          !variant.name.empty() &&
+          std::all_of(variant.name.begin(), variant.name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+          });
+      if (!well_formed) {
+        return fail("'" + variant.name +
+                    "' is not a variant name; allowed: lower-case letters, digits and '-'");
+      }
+    } else if (name == "set") {
+      const auto* array = node.as_array();
+      if (!array) {
+        return fail("expected an array of \"key=value\" strings; got " +
+                    std::string(toml_type_name(node)));
+      }
+      for (const toml::node& element : *array) {
+        const auto* text = element.as_string();
+        if (!text || text->get().find('=') == std::string::npos) {
+          return fail("expected \"key=value\" strings, as --set takes them");
+        }
+        variant.sets.push_back(text->get());
+      }
+    } else {
+      return fail("unknown key; allowed: name, set");
+    }
+  }
+  if (variant.name.empty()) {
+    return Diagnostic{file, table_line, Error{prefix + "name", "missing; allowed: a name"}};
+  }
+  return std::nullopt;
+}
+
+// The file's variants: unique names, assignments that load (each variant validated as a whole).
+std::optional<Diagnostic> check_variants(const Scenario& scenario, const std::string& file) {
+  for (std::size_t i = 0; i < scenario.variants.size(); ++i) {
+    const Variant& v = scenario.variants[i];
+    const std::string prefix = std::string(kVariantArray) + "." + std::to_string(i + 1) + ".";
+    for (std::size_t j = 0; j < i; ++j) {
+      if (scenario.variants[j].name == v.name) {
+        return Diagnostic{file, 0, Error{prefix + "name", "'" + v.name + "' names two variants"}};
+      }
+    }
+    Scenario copy = scenario;
+    for (const std::string& assignment : v.sets) {
+      if (auto d = apply_override(copy, assignment)) {
+        d->file = file;
+        d->error = Error{prefix + "set",
+                         "'" + assignment + "': " + d->error.key + ": " + d->error.message};
+        return d;
+      }
+    }
+    if (auto d = validate(copy, file)) {
+      d->error = Error{prefix + "set",
+                       "variant '" + v.name + "': " + d->error.key + ": " + d->error.message};
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+// Seed rows name a variant exactly when the file has variants.
+std::optional<Diagnostic> check_variant_rows(const Scenario& scenario, const std::string& file) {
+  for (std::size_t i = 0; i < scenario.seed_rows.size(); ++i) {
+    const SeedRow& row = scenario.seed_rows[i];
+    const std::string key = std::string(kSeedRowArray) + "." + std::to_string(i + 1) + ".variant";
+    if (scenario.variants.empty()) {
+      if (!row.variant.empty()) {
+        return Diagnostic{file, 0,
+                          Error{key, "'" + row.variant + "': the file has no [[variant]]"}};
+      }
+      continue;
+    }
+    const bool known = std::any_of(scenario.variants.begin(), scenario.variants.end(),
+                                   [&](const Variant& v) { return v.name == row.variant; });
+    if (!known) {
+      std::string names;
+      for (const Variant& v : scenario.variants)
+        names += (names.empty() ? "" : ", ") + v.name;
+      return Diagnostic{file, 0,
+                        Error{key, "'" + row.variant +
+                                       "' is not a variant of this file (a file with variants runs "
+                                       "only them); allowed: " +
+                                       names}};
+    }
   }
   return std::nullopt;
 }
@@ -294,6 +402,12 @@ std::optional<Diagnostic> apply_file(const toml::table& root, const std::string&
       std::size_t entry = 0;
       for (const toml::node& element : *array) {
         ++entry;
+        if (section == kVariantArray) {
+          Variant& variant = scenario.variants.emplace_back();
+          if (auto d = apply_variant(*element.as_table(), file, line_of(element), entry, variant))
+            return d;
+          continue;
+        }
         if (section == kSeedRowArray) {
           SeedRow& row = scenario.seed_rows.emplace_back();
           if (auto d = apply_seed_row(*element.as_table(), file, line_of(element), entry, row))
@@ -582,6 +696,8 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   if (auto e = check_kernel_features(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   // [storage] (seed 003): its own checks, src/sim/storage/storage_run.cpp.
   if (auto e = validate_storage(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
+  // [xdp] (seed 002): src/sim/xdp/xdp_run.cpp.
+  if (auto e = validate_xdp(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   const auto fail = [&](Error e) { return Diagnostic{std::string(file), 0, std::move(e)}; };
   const auto not_a_core = [&](const std::string& key, std::uint32_t core) {
     return fail({key, std::to_string(core) + " is not a core; allowed: 0 to " +
@@ -882,10 +998,17 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
       return *d;
   }
   if (auto d = apply_file(*root, file, false, scenario, lines)) return *d;
+  // Variants are checked on the file as written: each is the file plus its own assignments.
+  if (!scenario.variants.empty()) {
+    Scenario written = scenario;
+    if (written.scenario.name.empty()) written.scenario.name = file_stem(file);
+    if (auto d = check_variants(written, file)) return *d;
+  }
   for (const std::string& assignment : overrides) {
     if (auto d = apply_override(scenario, assignment)) return *d;
   }
   if (scenario.scenario.name.empty()) scenario.scenario.name = file_stem(file);
+  if (auto d = check_variant_rows(scenario, file)) return *d;
   if (auto d = validate(scenario, file)) {
     // Point at the line of the key the check names, when the file set it.
     if (const auto it = lines.find(d->error.key); it != lines.end()) d->line = it->second;

@@ -374,6 +374,14 @@ std::uint32_t line_of(const toml::node& node) {
   return static_cast<std::uint32_t>(node.source().begin.line);
 }
 
+const char* first_set_key(const Scenario& s, const Scenario& defaults, std::string_view prefix) {
+  for (const KeySpec& spec : schema()) {
+    if (spec.name.substr(0, prefix.size()) != prefix) continue;
+    if (spec.binding.load(s, 0) != spec.binding.load(defaults, 0)) return spec.name.data();
+  }
+  return nullptr;
+}
+
 }  // namespace detail
 
 Expected<std::vector<std::uint32_t>> parse_cpu_list(std::string_view text) {
@@ -410,5 +418,4 @@ Expected<std::vector<std::uint32_t>> parse_cpu_list(std::string_view text) {
   }
   return cores;
 }
-
 }  // namespace irqmod::sim

@@ -36,5 +36,8 @@ Expected<Value> parse_text(const KeySpec& spec, std::string_view text);
 Expected<Value> from_toml(const KeySpec& spec, const toml::node& node);
 std::string_view toml_type_name(const toml::node& node);
 std::uint32_t line_of(const toml::node& node);
+// The first key of the schema under `prefix` ("xdp.") whose value in `s` differs from the one
+// in `defaults`, or nullptr: the key to name when a section that would do nothing was set.
+const char* first_set_key(const Scenario& s, const Scenario& defaults, std::string_view prefix);
 
 }  // namespace irqmod::sim::detail

@@ -256,6 +256,18 @@ void write_toml(std::ostream& out, const Scenario& scenario) {
     text("role", std::string(to_string(row.role)));
     if (!row.versus.empty()) text("versus", row.versus);
     if (!row.missing.empty()) text("missing", row.missing);
+    if (!row.variant.empty()) text("variant", row.variant);
+  }
+  for (const Variant& variant : scenario.variants) {
+    out << "\n[[" << kVariantArray << "]]\n";
+    std::string line = "name = ";
+    append_toml_string(line, variant.name);
+    line += "\nset = [";
+    for (std::size_t i = 0; i < variant.sets.size(); ++i) {
+      line += i ? ", " : "";
+      append_toml_string(line, variant.sets[i]);
+    }
+    out << line << "]\n";
   }
 }
 

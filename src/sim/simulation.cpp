@@ -8,6 +8,7 @@
 
 #include "sim/builder.hpp"
 #include "sim/storage/storage_run.hpp"
+#include "sim/xdp/xdp_run.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -172,6 +173,8 @@ Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& o
 Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options) {
   // Seed 003's drives: a run of its own, without the network path (src/sim/storage/).
   if (scenario.storage.drives > 0) return simulate_storage(scenario, options);
+  // Seed 002's AF_XDP socket: a run of its own, without the stack (src/sim/xdp/).
+  if (scenario.xdp.app != XdpApp::none) return simulate_xdp(scenario, options);
   if (scenario.search.kind == SearchKind::rfc2544) return search_rfc2544(scenario, options);
   return simulate_once(scenario, options);
 }

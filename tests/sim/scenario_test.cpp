@@ -132,7 +132,8 @@ TEST(scenario, an_unknown_key_with_nothing_close_lists_its_sections_keys) {
 TEST(scenario, an_unknown_section_and_a_key_outside_sections_are_errors) {
   EXPECT_EQ(error_of("\n[nics]\nrx-ring = 5\n"),
             "test.toml:2: nics: unknown section; did you mean [nic]?; allowed: scenario, link, "
-            "traffic, nic, napi, cpu, search, storage, [[thread]], [[flow]], [[seed_row]]");
+            "traffic, nic, napi, cpu, search, storage, xdp, [[thread]], [[flow]], [[seed_row]], "
+            "[[variant]]");
   EXPECT_NE(
       error_of("duration = \"1s\"\n").find("test.toml:1: duration: a key outside any section"),
       std::string::npos);
@@ -282,7 +283,8 @@ TEST(scenario_platform, a_platform_sets_its_keys_before_the_files_own) {
 TEST(scenario_platform, an_unknown_platform_names_what_there_is) {
   const std::string e = error_of("platform = \"x86-i41e\"\n");
   EXPECT_EQ(e.rfind("test.toml:1: platform: no platform 'x86-i41e' (x86-i41e.toml)", 0), 0u) << e;
-  EXPECT_NE(e.find("allowed: cortex-a72-enetc, epyc-vm, x86-i40e, xeon-e5504-openbsd"),
+  EXPECT_NE(e.find("allowed: cortex-a72-enetc, epyc-vm, i40e-afxdp-2019, ice-afxdp-2020, x86-i40e, "
+                   "xeon-e5504-openbsd"),
             std::string::npos)
       << e;
   EXPECT_NE(error_of("platform = \"../etc/passwd\"\n").find("is not a platform name"),
@@ -474,7 +476,8 @@ versus = "003-gen5-interrupts.toml"
             0u);
   EXPECT_EQ(error_of(head + "metric = \"throughput\"\nseed_valu = 1\n"),
             "test.toml:7: seed_row.1.seed_valu: unknown key; did you mean seed_value?; allowed: "
-            "seed, table, row, metric, unit, seed_value, seed_text, role, versus, missing");
+            "seed, table, row, metric, unit, seed_value, seed_text, role, versus, missing, "
+            "variant");
 }
 
 }  // namespace

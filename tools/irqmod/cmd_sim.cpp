@@ -1,6 +1,6 @@
 // irqmod sim FILE [--seed N] [--duration T] [--set k=v ...] [--json F] [--csv F] [--trace F]
 //                 [--trace-detail polls|frames] [--trace-window START:END] [--no-wall-time]
-//                 [--print-scenario]
+//                 [--print-scenario] [--variant NAME]
 // irqmod run [--dir D] [--duration T] [--set k=v ...] [--json F]
 #include <unistd.h>
 
@@ -35,6 +35,25 @@ namespace irqmod::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The assignments of `file`'s [[variant]] `name` followed by `sets` (the command line's win), or
+// a message listing the file's variants.
+Expected<std::vector<std::string>> variant_sets(const sim::Scenario& scenario,
+                                                const std::string& name,
+                                                const std::vector<std::string>& sets) {
+  for (const sim::Variant& v : scenario.variants) {
+    if (v.name != name) continue;
+    std::vector<std::string> all = v.sets;
+    all.insert(all.end(), sets.begin(), sets.end());
+    return all;
+  }
+  std::string names;
+  for (const sim::Variant& v : scenario.variants)
+    names += (names.empty() ? "" : ", ") + v.name;
+  return Error{"--variant",
+               "'" + name + "' is not a variant of " + scenario.scenario.name +
+                   "; allowed: " + (names.empty() ? "none (the file has none)" : names)};
+}
 
 // A progress bar on stderr, shown only on a terminal and only once a run has taken a second;
 // and the trace's size watch: a warning, once, as soon as the part written so far extrapolates
@@ -98,6 +117,7 @@ struct SimArgs {
   std::optional<std::string> trace_detail;  // --trace-detail; polls when not given
   bool no_wall_time = false;
   bool print_scenario = false;
+  std::string variant;
 };
 
 // Writes the error of a failed commit; returns whether `out` was written.
@@ -113,6 +133,20 @@ int run_sim(const SimArgs& args) {
   if (!loaded) {
     std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
     return kExitBadInput;
+  }
+  if (!args.variant.empty()) {
+    auto sets = variant_sets(loaded.value(), args.variant, args.flags.sets);
+    if (!sets) {
+      std::cerr << "irqmod sim: " << sets.error().what() << "\n";
+      return kExitBadInput;
+    }
+    ScenarioFlags flags = args.flags;
+    flags.sets = sets.value();
+    loaded = load_scenario(args.file, flags);
+    if (!loaded) {
+      std::cerr << "irqmod sim: " << loaded.error().what() << "\n";
+      return kExitBadInput;
+    }
   }
   if (args.print_scenario) {
     sim::write_toml(std::cout, loaded.value());
@@ -347,13 +381,14 @@ int run_suite(const RunArgs& args) {
   std::vector<sim::RunReport> reports;
   std::vector<RowResult> rows;
   std::map<fs::path, sim::RunReport> by_file;  // for `versus` rows: every run, by its file
-  for (const fs::path& file : files) {
-    const std::string name = fs::relative(file, args.dir).replace_extension().string();
-    sim::LoadResult loaded = load_scenario(file.string(), args.flags);
+  // One run: `file` with `flags`; its rows are those of `variant` (empty: the file's own).
+  const auto run_one = [&](const fs::path& file, const std::string& name,
+                           const ScenarioFlags& flags, const std::string& variant) {
+    sim::LoadResult loaded = load_scenario(file.string(), flags);
     if (!loaded) {
       std::printf("%-36s %s\n", name.c_str(), loaded.error().what().c_str());
       status = std::max(status, kExitBadInput);
-      continue;
+      return;
     }
     const Instant wall_start = SteadyClock::now();
     auto report = sim::simulate(loaded.value());
@@ -361,13 +396,15 @@ int run_suite(const RunArgs& args) {
     if (!report) {
       std::printf("%-36s FAILED: %s\n", name.c_str(), report.error().what().c_str());
       status = std::max(status, exit_status_for_run(report.error()));
-      continue;
+      return;
     }
     const sim::RunReport& r = report.value();
-    // The scenario as named from the directory above --dir: "scenarios/seeds/004-x.toml".
-    const std::string path =
-        fs::relative(file, fs::absolute(args.dir).parent_path()).generic_string();
+    // The scenario as named from the directory above --dir: "scenarios/seeds/004-x.toml", and
+    // ":variant" after it for a variant's run.
+    std::string path = fs::relative(file, fs::absolute(args.dir).parent_path()).generic_string();
+    if (!variant.empty()) path += ":" + variant;
     for (const sim::SeedRow& row : loaded.value().seed_rows) {
+      if (row.variant != variant) continue;
       RowResult result{row, path, std::nullopt, row.missing, fs::weakly_canonical(file), {}};
       if (row.missing.empty() && !row.versus.empty()) {
         result.versus = fs::weakly_canonical(file.parent_path() / row.versus);
@@ -398,7 +435,23 @@ int run_suite(const RunArgs& args) {
                 static_cast<unsigned long long>(r.drops.total()),
                 r.conservation.ok() ? "yes" : "NO");
     if (json) reports.push_back(r);
-    by_file.emplace(fs::weakly_canonical(file), r);
+    if (variant.empty()) by_file.emplace(fs::weakly_canonical(file), r);
+  };
+  for (const fs::path& file : files) {
+    const std::string name = fs::relative(file, args.dir).replace_extension().string();
+    // A file with [[variant]] tables runs once per variant (each as `irqmod sim FILE --variant
+    // NAME`: its assignments, then the command line's).
+    sim::LoadResult base = load_scenario(file.string(), args.flags);
+    if (!base || base.value().variants.empty()) {
+      run_one(file, name, args.flags, "");
+      continue;
+    }
+    for (const sim::Variant& v : base.value().variants) {
+      ScenarioFlags flags = args.flags;
+      flags.sets = v.sets;
+      flags.sets.insert(flags.sets.end(), args.flags.sets.begin(), args.flags.sets.end());
+      run_one(file, name + ":" + v.name, flags, v.name);
+    }
   }
   // `versus` rows: this run's metric against the other scenario's, once both have run.
   for (RowResult& result : rows) {
@@ -450,6 +503,8 @@ void add_sim_command(CLI::App& app, int& status) {
                   "Limit the timeline to START:END of simulated time, e.g. 10ms:11ms");
   cmd->add_flag("--no-wall-time", args->no_wall_time,
                 "Leave wall_ns out of the JSON, so two runs are byte-identical");
+  cmd->add_option("--variant", args->variant,
+                  "Run the file's [[variant]] NAME (its assignments, then --set)");
   cmd->add_flag("--print-scenario", args->print_scenario,
                 "Print every key of the effective scenario (file, then --set) as TOML; no run");
   cmd->callback([args, &status] { status = run_sim(*args); });

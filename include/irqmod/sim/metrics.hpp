@@ -174,6 +174,17 @@ struct SearchResult {
   std::uint32_t trials = 0;     // runs made
 };
 
+// Seed 002's AF_XDP model ([xdp]): what the socket, the driver and the application did.
+struct XdpCounters {
+  std::uint64_t redirected = 0;     // frames the XDP program put on the socket's Rx ring
+  std::uint64_t sent = 0;           // frames the driver put on the NIC's Tx ring
+  std::uint64_t refill_misses = 0;  // polls that found the fill ring short (need_wakeup set)
+  std::uint64_t kicks = 0;          // ndo_xsk_wakeup calls from system calls
+  std::uint64_t syscalls = 0;       // the application's poll(), sendto(), recvfrom()
+  std::uint64_t sleeps = 0;         // poll() calls that slept
+  std::uint64_t busy_polls = 0;     // busy-poll iterations that polled the context
+};
+
 // Seed 003's storage model ([storage]): I/Os and how their completions reached the CPU.
 struct StorageCounters {
   std::uint64_t submitted = 0;       // I/Os handed to the drives (io_uring SQEs consumed)
@@ -256,6 +267,7 @@ struct RunReport {
   std::optional<TcpCounters> tcp;                   // a "tcp-stream" flow only
   std::optional<PingReport> ping;                   // a "ping" flow only
   std::optional<StorageCounters> storage;           // [storage] drives > 0 only
+  std::optional<XdpCounters> xdp;                   // [xdp] app set only
   std::string kernel;                               // the scenario's `kernel`; empty: not set
   std::string kernel_driver;                        // nic.driver: whose rows it applied
   std::vector<KernelSetting> kernel_settings;       // its switches, when set

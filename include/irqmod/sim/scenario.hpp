@@ -289,6 +289,12 @@ struct CpuSection {
   Distribution uring_complete{};  // cpu.uring-complete: one I/O completed into the CQ and reaped
   Distribution uring_poll{};      // cpu.uring-poll: one IOPOLL round over the device's CQ
   Distribution pir_scan{};        // cpu.pir-scan: one PIR scan of the posted MSI handler
+  // AF_XDP costs ([xdp], seed 002), per frame.
+  Distribution xdp_rx{};   // cpu.xdp-rx: zero-copy driver Rx: descriptor, XDP program, redirect
+  Distribution xdp_tx{};   // cpu.xdp-tx: zero-copy driver Tx: an xsk Tx descriptor onto the ring
+  Distribution xsk_rx{};   // cpu.xsk-rx: xdpsock rxdrop: an Rx descriptor back to the fill ring
+  Distribution xsk_tx{};   // cpu.xsk-tx: xdpsock txpush: a Tx descriptor written, its completion
+  Distribution xsk_fwd{};  // cpu.xsk-fwd: xdpsock l2fwd: Rx descriptor, MAC swap, Tx, completion
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 
@@ -320,6 +326,45 @@ enum class StorageMode : std::uint8_t {
   posted_msi,  // the vectors' MSIs posted into the core's PIR, one notification (posted_msi)
 };
 
+// xdp.app: the xdpsock application (samples/bpf/xdpsock_user.c) of seed 002.
+enum class XdpApp : std::uint8_t {
+  none,    // no AF_XDP model: the network host (or storage) runs
+  rxdrop,  // receive and drop: Rx descriptors back to the fill ring
+  txpush,  // transmit only ("txonly"/txpush): Tx descriptors, completions back to free frames
+  l2fwd,   // swap MAC addresses and send the frame back out
+};
+
+// xdp.method: how the application waits (seed 002's "method" column).
+enum class XdpMethod : std::uint8_t {
+  rtc,       // run-to-completion: spins on the rings; only Tx kicks are system calls
+  poll,      // poll() before every batch
+  busypoll,  // poll() and sendto() busy-poll the queue's NAPI context
+};
+
+// xdp.busy-loop-end: when a busy poll from an xsk system call stops.
+enum class XdpLoopEnd : std::uint8_t {
+  rx_empty_tx_full,  // seed 002's RFC: busy_loop_end when Rx is empty or Tx is full (or timeout)
+  once,              // mainline since 5.11: sk_busy_loop(sk, 1), one iteration (non-blocking)
+};
+
+// [xdp]: one AF_XDP socket in zero-copy mode on queue 0, driven by an xdpsock application.
+struct XdpSection {
+  XdpApp app{};                // xdp.app: none = no AF_XDP model
+  XdpMethod method{};          // xdp.method
+  bool irqs{};                 // xdp.irqs: the NAPI context has an interrupt
+  bool need_wakeup{};          // xdp.need-wakeup: the app obeys the fill ring's flag
+  std::uint32_t frames{};      // xdp.frames: UMEM frames
+  std::uint32_t fill_ring{};   // xdp.fill-ring: descriptors
+  std::uint32_t comp_ring{};   // xdp.comp-ring
+  std::uint32_t rx_ring{};     // xdp.rx-ring
+  std::uint32_t tx_ring{};     // xdp.tx-ring
+  std::uint32_t batch{};       // xdp.batch: descriptors per application loop
+  std::uint32_t tx_budget{};   // xdp.tx-budget: Tx descriptors per driver poll
+  bool report_tx_work{};       // xdp.report-tx-work: Tx work counts toward the NAPI budget
+  XdpLoopEnd busy_loop_end{};  // xdp.busy-loop-end
+  friend bool operator==(const XdpSection&, const XdpSection&) = default;
+};
+
 // [storage]: NVMe-like drives and io_uring-like submitters (t/io_uring), seed 003.
 struct StorageSection {
   std::uint32_t drives{};                 // storage.drives: 0 = no storage model
@@ -337,6 +382,15 @@ struct StorageSection {
   friend bool operator==(const StorageSection&, const StorageSection&) = default;
 };
 
+// A [[variant]] of a scenario: the same file run with `sets` ("key=value", applied in order
+// after the file's keys and before the command line's --set). `irqmod run` runs a file with
+// variants once per variant; a [[seed_row]] names the variant it reads.
+struct Variant {
+  std::string name;               // unique in the file; "[a-z0-9-]+"
+  std::vector<std::string> sets;  // --set assignments
+  friend bool operator==(const Variant&, const Variant&) = default;
+};
+
 struct Scenario {
   std::string platform;  // platform: the preset file applied before the scenario's own keys
   std::string kernel;    // kernel: "6.18.34", empty = not set (every switch at its default)
@@ -350,6 +404,8 @@ struct Scenario {
   std::vector<ThreadSection> threads;  // threads 1, 2, ... ([[thread]]); thread 0 is in [cpu]
   SearchSection search;
   StorageSection storage;          // [storage]: seed 003's drives (drives = 0: none)
+  XdpSection xdp;                  // [xdp]: seed 002's AF_XDP socket (app = none: none)
+  std::vector<Variant> variants;   // [[variant]]: runs of this file with keys changed
   std::vector<SeedRow> seed_rows;  // the seed numbers this scenario reproduces ([[seed_row]])
   friend bool operator==(const Scenario&, const Scenario&) = default;
 
@@ -411,6 +467,8 @@ inline constexpr std::string_view kFlowArray = "flow";
 inline constexpr std::string_view kThreadArray = "thread";
 // [[seed_row]] tables: report metadata (seed_rows.hpp), not simulation keys; not for --set.
 inline constexpr std::string_view kSeedRowArray = "seed_row";
+// [[variant]] tables (Variant): `name` and `set`; not for --set.
+inline constexpr std::string_view kVariantArray = "variant";
 
 // "0-3,6" -> {0, 1, 2, 3, 6}: the kernel's cpulist format (ranges and single cores, in any order,
 // no duplicates). Error messages say what is allowed; the key is left empty.

@@ -36,6 +36,9 @@ struct SeedRow {
   // a reduction ("30-50% fewer"). Empty: the metric itself.
   std::string versus;
   std::string missing;  // why irqmod cannot produce it yet; empty when it can
+  // The scenario's [[variant]] whose run the row reads; empty: the file's own run. A file with
+  // variants runs only its variants, so each of its rows names one.
+  std::string variant;
   friend bool operator==(const SeedRow&, const SeedRow&) = default;
 };
 

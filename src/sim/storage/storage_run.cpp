@@ -8,6 +8,7 @@
 
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/scheduler.hpp"
+#include "sim/scenario_values.hpp"
 #include "sim/storage/completion_path.hpp"
 #include "sim/storage/drive.hpp"
 #include "sim/storage/submitter.hpp"
@@ -15,6 +16,8 @@
 
 namespace irqmod::sim {
 namespace {
+
+using detail::first_set_key;
 
 // Device vectors are numbered from FIRST_EXTERNAL_VECTOR, one per drive (nvme-pci allocates
 // one per completion queue; a drive here has one queue).
@@ -31,16 +34,6 @@ struct StorageHost {
   std::vector<CompletionPath*> path_of_core;
   std::deque<Submitter> submitters;
 };
-
-// The first key of the schema under `prefix` ("nic.", "storage.") whose value differs from
-// the default scenario's, or nullptr.
-const char* first_set_key(const Scenario& s, const Scenario& defaults, std::string_view prefix) {
-  for (const KeySpec& spec : schema()) {
-    if (spec.name.substr(0, prefix.size()) != prefix) continue;
-    if (spec.binding.load(s, 0) != spec.binding.load(defaults, 0)) return spec.name.data();
-  }
-  return nullptr;
-}
 
 // The schema caps storage.drives so that every drive has a device vector.
 static_assert(64 <= posted_msi::kFirstSystemVector - posted_msi::kFirstExternalVector);

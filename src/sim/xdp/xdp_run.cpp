@@ -1,0 +1,231 @@
+// Builds and runs an AF_XDP scenario. See xdp_run.hpp.
+#include "sim/xdp/xdp_run.hpp"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "irqmod/sim/link.hpp"
+#include "sim/cpu/core.hpp"
+#include "sim/cpu/net_rx.hpp"
+#include "sim/cpu/scheduler.hpp"
+#include "sim/scenario_values.hpp"
+#include "sim/world.hpp"
+#include "sim/xdp/xdpsock.hpp"
+#include "sim/xdp/xsk.hpp"
+#include "sim/xdp/zc_queue.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+using detail::first_set_key;
+
+std::uint32_t irq_core_of(const Scenario& s) {
+  return parse_cpu_list(s.cpu.irq_cores).value()[0];
+}
+
+}  // namespace
+
+std::optional<Error> validate_xdp(const Scenario& s) {
+  const Scenario defaults = default_scenario();
+  const XdpSection& x = s.xdp;
+  if (x.app == XdpApp::none) {
+    if (const char* key = first_set_key(s, defaults, "xdp.")) {
+      return Error{key,
+                   "xdp.app = \"none\" builds no AF_XDP socket, so this would do nothing; "
+                   "allowed: the default, or xdp.app = \"rxdrop\" / \"txpush\" / \"l2fwd\""};
+    }
+    return std::nullopt;
+  }
+  const TrafficSection& t = s.traffic;
+  const char* refused = s.storage.drives > 0                    ? "storage.drives"
+                        : !s.flows.empty()                      ? "flow"
+                        : !s.threads.empty()                    ? "thread"
+                        : t.kind != TrafficKind::constant       ? "traffic.kind"
+                        : t.forward                             ? "traffic.forward"
+                        : s.nic.ports != 1                      ? "nic.ports"
+                        : s.nic.queues != 1                     ? "nic.queues"
+                        : s.search.kind != SearchKind::none     ? "search.kind"
+                        : s.scenario.warmup != Duration::zero() ? "scenario.warmup"
+                        : s.napi.poll_in_irq                    ? "napi.poll-in-irq"
+                        : s.napi.rx_backlog                     ? "napi.rx-backlog"
+                                                                : nullptr;
+  if (refused) {
+    return Error{refused,
+                 "an AF_XDP run (xdp.app set) has one queue pair, one socket and one xdpsock "
+                 "thread fed by constant-rate frames, without warm-up or rate search; allowed: "
+                 "the default, or xdp.app = \"none\""};
+  }
+  if (s.nic.off_affinity_force_wb != defaults.nic.off_affinity_force_wb) {
+    // ZcQueue drives its own interrupt and does not go through napi::Driver, where i40e's
+    // off-affinity branch is modelled: the key would be ignored either way.
+    return Error{"nic.off-affinity-force-wb",
+                 "the AF_XDP queue (ZcQueue) does not model i40e_napi_poll's off-affinity branch "
+                 "(a full busy poll on the application's core keeps the queue there), so this "
+                 "would do nothing; allowed: the default"};
+  }
+  if (!x.irqs && x.method != XdpMethod::busypoll) {
+    return Error{"xdp.irqs",
+                 "a NAPI context without an interrupt is driven only by busy polling; allowed: "
+                 "true, or xdp.method = \"busypoll\""};
+  }
+  if (x.method == XdpMethod::busypoll && s.napi.busy_read == Duration::zero()) {
+    return Error{"napi.busy_read",
+                 "xdp.method = \"busypoll\" busy-polls only with a busy-poll time "
+                 "(sk_can_busy_loop: SO_BUSY_POLL or net.core.busy_read); allowed: above 0"};
+  }
+  if (x.method != XdpMethod::busypoll && x.busy_loop_end != defaults.xdp.busy_loop_end) {
+    return Error{"xdp.busy-loop-end",
+                 "only a busy poll has a loop end; allowed: the default, or xdp.method = "
+                 "\"busypoll\""};
+  }
+  if (s.nic.rx_ring < 2 || s.nic.tx_ring < 2) {
+    return Error{s.nic.rx_ring < 2 ? "nic.rx-ring" : "nic.tx-ring",
+                 "the driver keeps one descriptor empty; allowed: 2 or more"};
+  }
+  return std::nullopt;
+}
+
+Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
+  const XdpSection& x = s.xdp;
+  const CpuSection& cpu = s.cpu;
+  auto world = std::make_unique<World>();
+  world->trace = options.trace;
+  RunReport& report = world->report;
+  report.scenario = s.scenario.name;
+  report.seed = s.scenario.seed;
+  report.sim_time = s.scenario.duration;
+  report.interrupts = InterruptCounters(1);
+  report.cpu = CpuTime(cpu.cores);
+  report.cores.resize(cpu.cores);
+
+  const Duration slice =
+      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
+  std::deque<Core> cores;
+  std::deque<NetRx> net_rx;
+  const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs,
+                             s.napi.ksoftirqd};
+  for (std::uint32_t c = 0; c < cpu.cores; ++c) {
+    Core& core = cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
+    net_rx.emplace_back(core, budget, 1);
+  }
+
+  // The socket: xdpsock puts XSK_RING_PROD__DEFAULT_NUM_DESCS frames (the fill ring's size) on
+  // the fill ring before it binds, whatever the benchmark; the rest are never handed over.
+  Xsk xsk;
+  xsk.fill.size = x.fill_ring;
+  xsk.completion.size = x.comp_ring;
+  xsk.rx.size = x.rx_ring;
+  xsk.tx.size = x.tx_ring;
+  const bool receives = x.app != XdpApp::txpush;
+  const std::uint64_t populated = xsk.fill.produce(x.frames);
+
+  // The link: frames back to back at line rate, or spaced at traffic.rate (rounded down to a
+  // picosecond), arriving when their last bit does.
+  const Link link(s.link.speed_bps);
+  const std::uint32_t bytes = s.traffic.size;
+  const std::int64_t wire_ps = link.occupancy_ps(bytes);
+  std::int64_t gap_ps = wire_ps;
+  if (s.traffic.rate > 0)
+    gap_ps = std::max<std::int64_t>(wire_ps,
+                                    1'000'000'000'000 / static_cast<std::int64_t>(s.traffic.rate));
+  ZcQueue::Settings qs;
+  qs.rx_descriptors = s.nic.rx_ring;
+  qs.tx_descriptors = s.nic.tx_ring;
+  qs.tx_budget = x.tx_budget;
+  qs.report_tx_work = x.report_tx_work;
+  qs.irqs = x.irqs;
+  qs.itr = microseconds(s.nic.rx_usecs);
+  qs.first_arrival_ps = link.reception_ps(bytes);
+  qs.arrival_gap_ps = receives ? gap_ps : 0;
+  qs.tx_gap_ps = wire_ps;
+  const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll,
+                          cpu.xdp_rx,    cpu.xdp_tx,      cpu.tx_clean};
+  napi::Config napi_config;
+  napi_config.weight = static_cast<int>(s.napi.weight);
+  napi_config.defer_hard_irqs = s.napi.defer_hard_irqs;
+  napi_config.gro_flush_timeout = s.napi.gro_flush_timeout;
+  const std::uint32_t irq_core = irq_core_of(s);
+  std::vector<NetRx*> net_rx_of_core;
+  for (NetRx& n : net_rx)
+    net_rx_of_core.push_back(&n);
+  ZcQueue queue(*world, cores[irq_core], net_rx_of_core, xsk, napi_config, qs, qc);
+
+  Xdpsock::Settings as;
+  as.app = x.app;
+  as.method = x.method;
+  as.need_wakeup = x.need_wakeup;
+  as.batch = x.batch;
+  as.frames = x.frames;
+  as.loop_end = x.busy_loop_end;
+  as.busy_usecs = static_cast<std::uint32_t>(s.napi.busy_read.count() / 1000);
+  as.busy_budget = static_cast<int>(s.napi.busy_poll_budget);
+  as.prefer = s.napi.prefer_busy_poll;
+  const Distribution& per_frame = x.app == XdpApp::rxdrop   ? cpu.xsk_rx
+                                  : x.app == XdpApp::txpush ? cpu.xsk_tx
+                                                            : cpu.xsk_fwd;
+  const Xdpsock::Costs ac{cpu.syscall, cpu.context_switch, cpu.busy_poll_iteration, per_frame};
+  Xdpsock app(*world, cores[cpu.app_core], xsk, queue, as, ac);
+
+  queue.start();
+  app.start();
+  Engine& engine = world->engine;
+  const Instant end = at_ns(0) + s.scenario.duration;
+  engine.run_until(end, [&](const Event& event) { engine.dispatch(event); });
+  for (Core& core : cores)
+    core.finish();
+  queue.land();
+
+  report.events = engine.stats().dispatched;
+  report.peak_pending_events = engine.stats().peak_pending;
+  const ZcQueue::Counters& qn = queue.counters();
+  const Xdpsock::Counters& an = app.counters();
+  report.drops.add(DropReason::rx_no_buffer, qn.no_buffer);
+  report.drops.add(DropReason::socket_queue_full, qn.rx_ring_full);
+  // Received frames: arrived = taken by the application + dropped + still in the NIC's ring,
+  // a running poll or the socket's Rx ring.
+  Conservation books;
+  books.entered = qn.arrived;
+  books.delivered = an.received;
+  books.dropped = qn.no_buffer + qn.rx_ring_full;
+  books.in_flight = queue.rx_written() + xsk.rx.count + queue.in_poll_rx();
+  report.conservation = books;
+  // Sent frames: queued by the application = completed + on the Tx ring, the NIC's ring or the
+  // completion ring.
+  Conservation tx;
+  tx.entered = an.queued;
+  tx.delivered = an.completed;
+  tx.in_flight =
+      xsk.tx.count + queue.hw_tx_outstanding() + xsk.completion.count + queue.in_poll_tx();
+  report.tx_conservation = tx;
+  report.delivered_packets = x.app == XdpApp::txpush ? an.completed : an.received;
+  report.delivered_bytes = report.delivered_packets * bytes;
+  if (auto error = books.check()) return *error;
+  if (auto error = tx.check()) return *error;
+  // The UMEM: every frame is in exactly one place. txpush sends from every frame in turn (its
+  // frame numbers also cover those on the fill ring, which no frame ever leaves without Rx
+  // traffic), so its two sides are checked apart.
+  const std::uint64_t rx_side = xsk.fill.count + queue.rx_posted() + queue.rx_written() +
+                                queue.in_poll_rx() + xsk.rx.count + app.held();
+  const std::uint64_t tx_side =
+      xsk.tx.count + queue.hw_tx_outstanding() + xsk.completion.count + queue.in_poll_tx();
+  const bool umem_ok = x.app == XdpApp::txpush
+                           ? rx_side == populated && tx_side == app.outstanding()
+                           : rx_side + tx_side + (x.frames - populated) == x.frames;
+  if (!umem_ok) {
+    return Error{"conservation", "UMEM frames: " + std::to_string(rx_side) + " on the Rx side + " +
+                                     std::to_string(tx_side) + " on the Tx side do not add up to " +
+                                     std::to_string(x.frames) + " frames"};
+  }
+  report.xdp = XdpCounters{qn.redirected,
+                           qn.sent,
+                           qn.refill_misses,
+                           qn.kicks,
+                           an.syscalls,
+                           an.sleeps,
+                           queue.napi().counters().busy_polls};
+  return std::move(report);
+}
+
+}  // namespace irqmod::sim

@@ -1,0 +1,238 @@
+// The zero-copy queue and its driver. See zc_queue.hpp.
+#include "sim/xdp/zc_queue.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace irqmod::sim {
+namespace {
+
+constexpr std::string_view kIrqLabel = "hardirq";
+constexpr std::int64_t kPsPerNs = 1000;
+
+}  // namespace
+
+const NapiOps ZcQueue::kOps{&ZcQueue::take_thunk, &ZcQueue::poll_begin_thunk, nullptr,
+                            &ZcQueue::poll_end_thunk};
+
+ZcQueue::ZcQueue(World& world, Core& irq_core, std::vector<NetRx*> net_rx, Xsk& xsk,
+                 const napi::Config& napi, const Settings& settings, const Costs& costs)
+    : world_(world),
+      irq_core_(irq_core),
+      net_rx_(std::move(net_rx)),
+      xsk_(xsk),
+      napi_(napi),
+      settings_(settings),
+      costs_(costs) {
+  irq_job_.owner = this;
+  endpoint_ = world_.engine.bind<&ZcQueue::on_event>(*this);
+  irq_slot_ = world_.engine.make_slot();
+  timer_slot_ = world_.engine.make_slot();
+}
+
+void ZcQueue::start() {
+  // i40e_xsk_pool_enable -> i40e_alloc_rx_buffers_zc: the ring (one descriptor kept empty) from
+  // the fill ring.
+  posted_ = xsk_.fill.consume(settings_.rx_descriptors - 1);
+  if (settings_.irqs) enable_irq();
+}
+
+std::uint64_t ZcQueue::arrivals_by(Instant t) const {
+  if (settings_.arrival_gap_ps == 0) return 0;
+  const std::int64_t ps = ns_since_epoch(t) * kPsPerNs;
+  if (ps < settings_.first_arrival_ps) return 0;
+  return static_cast<std::uint64_t>((ps - settings_.first_arrival_ps) / settings_.arrival_gap_ps) +
+         1;
+}
+
+void ZcQueue::land() {
+  const std::uint64_t arrived = arrivals_by(world_.now());
+  const std::uint64_t n = arrived - landed_;
+  landed_ = arrived;
+  const std::uint64_t written = std::min(n, posted_);
+  posted_ -= written;
+  written_ += written;
+  counters_.arrived += n;
+  counters_.no_buffer += n - written;
+}
+
+std::uint64_t ZcQueue::sent_by(Instant t) const {
+  const std::int64_t ps = ns_since_epoch(t) * kPsPerNs;
+  if (wire_free_ps_ <= ps || settings_.tx_gap_ps == 0) return hw_tx_posted_;
+  const auto unsent = static_cast<std::uint64_t>((wire_free_ps_ - ps + settings_.tx_gap_ps - 1) /
+                                                 settings_.tx_gap_ps);
+  return hw_tx_posted_ - std::min(unsent, hw_tx_posted_);
+}
+
+Duration ZcQueue::scan(int budget, Core& core) {
+  budget_ = budget;
+  ++world_.report.cores[core.index()].polls;
+  land();
+  taken_rx_ = std::min<std::uint64_t>(written_, static_cast<std::uint64_t>(budget));
+  written_ -= taken_rx_;
+  // i40e_clean_xdp_tx_irq: every completion written back; then i40e_xmit_zc: up to the Tx
+  // budget, as the Tx ring and the completion ring have room for (a completion is reserved
+  // per descriptor, xskq_prod_reserve).
+  taken_clean_ = sent_by(core.now()) - hw_tx_cleaned_;
+  const std::uint64_t outstanding = hw_tx_outstanding() - taken_clean_;
+  const std::uint64_t ring_room = settings_.tx_descriptors - 1 - outstanding;
+  const std::uint64_t completion_room =
+      xsk_.completion.room() - std::min(xsk_.completion.room(), outstanding + taken_clean_);
+  taken_xmit_ =
+      xsk_.tx.consume(std::min<std::uint64_t>({settings_.tx_budget, ring_room, completion_room}));
+  hw_tx_cleaned_ += taken_clean_;
+  return core.cost(costs_.napi_poll) + core.cost(costs_.rx, static_cast<std::int64_t>(taken_rx_)) +
+         core.cost(costs_.tx_clean, static_cast<std::int64_t>(taken_clean_)) +
+         core.cost(costs_.tx, static_cast<std::int64_t>(taken_xmit_));
+}
+
+int ZcQueue::finish() {
+  const int budget = budget_;
+  // XDP_REDIRECT into the socket; a full Rx ring drops the frame and its buffer is reused.
+  const std::uint64_t redirected = xsk_.rx.produce(taken_rx_);
+  counters_.redirected += redirected;
+  counters_.rx_ring_full += taken_rx_ - redirected;
+  posted_ += taken_rx_ - redirected;
+  // The refill: one try at the fill ring for every empty descriptor.
+  land();
+  const std::uint64_t empty = settings_.rx_descriptors - 1 - posted_ - written_;
+  const std::uint64_t refilled = xsk_.fill.consume(empty);
+  posted_ += refilled;
+  xsk_.fill_needs_wakeup = refilled < empty;
+  if (refilled < empty) ++counters_.refill_misses;
+  // Completions to the completion ring, descriptors onto the wire.
+  xsk_.completion.produce(taken_clean_);
+  const std::int64_t now_ps = ns_since_epoch(world_.now()) * kPsPerNs;
+  wire_free_ps_ = std::max(wire_free_ps_, now_ps) +
+                  static_cast<std::int64_t>(taken_xmit_) * settings_.tx_gap_ps;
+  hw_tx_posted_ += taken_xmit_;
+  counters_.sent += taken_xmit_;
+  const bool produced = redirected > 0 || taken_clean_ > 0;
+  int work = static_cast<int>(taken_rx_);
+  // i40e (later kernels) returns the whole budget when its Tx work was not done; the seed's
+  // did not report Tx at all.
+  if (settings_.report_tx_work && taken_xmit_ == settings_.tx_budget) work = budget;
+  taken_rx_ = taken_clean_ = taken_xmit_ = 0;
+  if (produced && waiter_.notify) waiter_.notify(waiter_.self);
+  return std::min(work, budget);
+}
+
+void ZcQueue::handle(const napi::PollResult& result, const Core& core) {
+  if (result.repoll) net_rx_[core.index()]->schedule(ref());
+  if (result.completion == napi::Completion::rearm) enable_irq();
+  if (result.arm_timer) world_.engine.arm(timer_slot_, *result.arm_timer, endpoint_, kNapiTimer);
+}
+
+// ---- interrupts ---------------------------------------------------------------------------------
+
+void ZcQueue::enable_irq() {
+  if (!settings_.irqs) return;
+  irq_enabled_ = true;
+  land();
+  // The next write-back (now if one waits), no sooner than the throttle allows.
+  Instant at = world_.now();
+  if (written_ == 0) {
+    if (posted_ == 0 || settings_.arrival_gap_ps == 0) {
+      world_.engine.cancel(irq_slot_);
+      return;
+    }
+    const std::int64_t next_ps =
+        settings_.first_arrival_ps + static_cast<std::int64_t>(landed_) * settings_.arrival_gap_ps;
+    at = std::max(at, at_ns((next_ps + kPsPerNs - 1) / kPsPerNs));
+  }
+  if (last_irq_) at = std::max(at, *last_irq_ + settings_.itr);
+  world_.engine.arm(irq_slot_, at, endpoint_, kInterrupt);
+}
+
+void ZcQueue::raise_irq() {
+  irq_enabled_ = false;
+  world_.engine.cancel(irq_slot_);
+  if (irq_queued_) return;
+  irq_queued_ = true;
+  last_irq_ = world_.now();
+  ++counters_.interrupts;
+  world_.report.interrupts.count(0);
+  ++world_.report.cores[irq_core_.index()].interrupts;
+  irq_core_.push(job_of(irq_job_), Level::hardirq);
+}
+
+void ZcQueue::kick() {
+  ++counters_.kicks;
+  if (napi_.owner() != napi::Owner::none) {
+    napi_.schedule();  // napi_if_scheduled_mark_missed
+    return;
+  }
+  // i40e_force_wb: a software interrupt, taken as an event (the caller is a running job's
+  // step, which may not push a job above itself).
+  if (settings_.irqs) world_.engine.schedule(world_.now(), endpoint_, kSoftInterrupt);
+}
+
+void ZcQueue::on_event(const Event& event) {
+  if (event.kind() == kNapiTimer) {
+    if (const auto s = napi_.on_timer(world_.now()); s && *s == napi::Schedule::raised)
+      net_rx_[irq_core_.index()]->schedule(ref());
+    return;
+  }
+  if (event.kind() == kSoftInterrupt) {
+    if (napi_.owner() == napi::Owner::none) raise_irq();
+    return;
+  }
+  if (irq_enabled_) raise_irq();
+}
+
+std::optional<Segment> ZcQueue::IrqJob::start(Core& core) {
+  return Segment{core.cost(owner->costs_.irq_entry) + core.cost(owner->costs_.irq_handler),
+                 ContextKind::hardirq, kIrqLabel};
+}
+
+std::optional<Segment> ZcQueue::IrqJob::next(Core&) {
+  owner->irq_queued_ = false;
+  if (owner->napi_.schedule() == napi::Schedule::raised)
+    owner->net_rx_[owner->irq_core_.index()]->schedule(owner->ref());
+  return std::nullopt;
+}
+
+// ---- the softirq's poll -----------------------------------------------------------------------
+
+bool ZcQueue::take_thunk(void* self, const Core&) {
+  const auto* q = static_cast<ZcQueue*>(self);
+  return q->napi_.owner() == napi::Owner::softirq && q->napi_.polling() == napi::Poller::none;
+}
+
+Duration ZcQueue::poll_begin_thunk(void* self, Core& core) {
+  auto* q = static_cast<ZcQueue*>(self);
+  return q->scan(q->napi_.softirq_poll_begin(), core);
+}
+
+int ZcQueue::poll_end_thunk(void* self, Core& core) {
+  auto* q = static_cast<ZcQueue*>(self);
+  const int work = q->finish();
+  q->handle(q->napi_.softirq_poll_end(core.now(), work), core);
+  return work;
+}
+
+// ---- busy polling ---------------------------------------------------------------------------
+
+Duration ZcQueue::busy_poll_begin(int budget, Core& core) {
+  return scan(napi_.busy_poll_begin(budget), core);
+}
+
+void ZcQueue::busy_poll_end(Core& core) {
+  const int work = finish();
+  handle(napi_.busy_poll_end(core.now(), work), core);
+}
+
+Duration ZcQueue::busy_poll_stop(bool prefer, int budget, Core& core) {
+  if (const auto t = napi_.busy_poll_stop(core.now(), prefer))
+    world_.engine.arm(timer_slot_, *t, endpoint_, kNapiTimer);
+  napi_.final_poll_begin();
+  return scan(budget, core);
+}
+
+void ZcQueue::final_poll_end(Core& core) {
+  const int work = finish();
+  handle(napi_.final_poll_end(core.now(), work), core);
+}
+
+}  // namespace irqmod::sim

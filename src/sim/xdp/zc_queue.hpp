@@ -1,0 +1,167 @@
+// One NIC queue pair in AF_XDP zero-copy mode and its driver (i40e's i40e_xsk.c as seed 002 ran
+// it, May 2019): the Rx descriptor ring fed from the fill ring, the XDP program redirecting every
+// frame into the socket's Rx ring, the Tx ring fed from the socket's Tx ring, completions back to
+// the completion ring, and the queue vector's NAPI context (napi::Context, the policy library's
+// engine) polled by the NET_RX softirq (NetRx) or by a busy-polling thread.
+//
+// Time is counted, not stepped per frame: frames arrive at a constant rate (line rate or
+// traffic.rate), so how many have arrived by a time is a division; they are landed when
+// someone looks (a poll, an interrupt), which is exact because only a poll posts buffers. The
+// Tx side is a FIFO wire at the link's rate: a frame's completion is known by arithmetic too.
+//
+// The seed's i40e quirks are settings: the Tx work per poll is xdp.tx-budget (256) whatever the
+// NAPI budget, and is not reported to NAPI unless xdp.report-tx-work; the refill tries the fill
+// ring once per poll and, finding too few buffers, sets the fill ring's need_wakeup flag and
+// gives up until a system call schedules the context (the seed's fix: "we try once and call a
+// function that sets a flag").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "irqmod/napi/context.hpp"
+#include "irqmod/sim/distribution.hpp"
+#include "irqmod/time.hpp"
+#include "sim/cpu/core.hpp"
+#include "sim/cpu/net_rx.hpp"
+#include "sim/xdp/xsk.hpp"
+
+namespace irqmod::sim {
+
+// The application thread's side: told when the driver produced on a ring it consumes.
+struct XskWaiter {
+  void (*notify)(void* self) = nullptr;
+  void* self = nullptr;
+};
+
+class ZcQueue {
+ public:
+  struct Settings {
+    std::uint32_t rx_descriptors = 512;  // nic.rx-ring
+    std::uint32_t tx_descriptors = 512;  // nic.tx-ring
+    std::uint32_t tx_budget = 256;       // xdp.tx-budget
+    bool report_tx_work = false;         // xdp.report-tx-work
+    bool irqs = true;                    // xdp.irqs
+    Duration itr{};                      // nic.rx-usecs: the least time between interrupts
+    std::int64_t first_arrival_ps = 0;   // the first received frame's last bit
+    std::int64_t arrival_gap_ps = 0;     // between received frames; 0: nothing is received
+    std::int64_t tx_gap_ps = 0;          // one sent frame's time on the wire
+  };
+  struct Costs {
+    Distribution irq_entry;    // cpu.irq-entry
+    Distribution irq_handler;  // cpu.irq-handler
+    Distribution napi_poll;    // cpu.napi-poll: the poll's fixed part
+    Distribution rx;           // cpu.xdp-rx: per frame received and redirected
+    Distribution tx;           // cpu.xdp-tx: per frame sent
+    Distribution tx_clean;     // cpu.tx-clean: per Tx completion cleaned
+  };
+  struct Counters {
+    std::uint64_t arrived = 0;        // frames that reached the port
+    std::uint64_t no_buffer = 0;      // ... dropped: no Rx descriptor had a buffer
+    std::uint64_t rx_ring_full = 0;   // ... dropped: the socket's Rx ring was full (recycled)
+    std::uint64_t redirected = 0;     // ... put on the socket's Rx ring
+    std::uint64_t sent = 0;           // frames posted on the Tx ring
+    std::uint64_t refill_misses = 0;  // polls that found the fill ring short (flag set)
+    std::uint64_t interrupts = 0;     // hardware and software interrupts taken
+    std::uint64_t kicks = 0;          // wake-ups from system calls (ndo_xsk_wakeup)
+  };
+
+  // `net_rx`: every core's NET_RX, by core: a context goes back on the list of the core that
+  // polled it (__napi_schedule is CPU-local); interrupts are taken on `irq_core`.
+  ZcQueue(World& world, Core& irq_core, std::vector<NetRx*> net_rx, Xsk& xsk,
+          const napi::Config& napi, const Settings& settings, const Costs& costs);
+  ZcQueue(const ZcQueue&) = delete;
+  ZcQueue& operator=(const ZcQueue&) = delete;
+
+  // The socket is bound: the driver takes its first buffers from the fill ring and, with an
+  // interrupt, enables it.
+  void start();
+  void set_waiter(XskWaiter waiter) { waiter_ = waiter; }
+  bool has_irq() const { return settings_.irqs; }
+
+  // ndo_xsk_wakeup from a system call (sendto(), poll() finding the flag): i40e_xsk_wakeup marks
+  // a scheduled context MISSED, else forces a software interrupt; without an interrupt, nothing.
+  void kick();
+
+  // ---- busy polling from a thread on `core` (napi_busy_loop) ---------------------------------
+  bool busy_acquire(bool prefer) { return napi_.busy_poll_acquire(prefer); }
+  Duration busy_poll_begin(int budget, Core& core);
+  void busy_poll_end(Core& core);
+  Duration busy_poll_stop(bool prefer, int budget, Core& core);
+  void final_poll_end(Core& core);
+  // busy_loop_end's view after a poll: nothing written back to clean; no room on the Tx ring.
+  bool rx_empty() {
+    land();
+    return written_ == 0;
+  }
+  bool tx_full() const { return hw_tx_outstanding() + 1 >= settings_.tx_descriptors; }
+
+  // ---- books ----------------------------------------------------------------------------------
+  void land();  // frames arrived up to now
+  const Counters& counters() const { return counters_; }
+  // Frames the driver holds: buffers posted on the Rx ring, frames written back and not cleaned,
+  // a running poll's, on the Tx ring or its wire, sent and not cleaned.
+  std::uint64_t rx_posted() const { return posted_; }
+  std::uint64_t rx_written() const { return written_; }
+  std::uint64_t in_poll_rx() const { return taken_rx_; }
+  std::uint64_t in_poll_tx() const { return taken_xmit_ + taken_clean_; }
+  std::uint64_t hw_tx_outstanding() const { return hw_tx_posted_ - hw_tx_cleaned_; }
+  const napi::Context& napi() const { return napi_; }
+
+ private:
+  enum Kind : std::uint16_t { kInterrupt, kSoftInterrupt, kNapiTimer };
+
+  // The hardirq job: entry and handler, then napi_schedule on the interrupt's core.
+  struct IrqJob {
+    ZcQueue* owner = nullptr;
+    std::optional<Segment> start(Core& core);
+    std::optional<Segment> next(Core& core);
+  };
+
+  static bool take_thunk(void* self, const Core& core);
+  static Duration poll_begin_thunk(void* self, Core& core);
+  static int poll_end_thunk(void* self, Core& core);
+  static const NapiOps kOps;
+  NapiRef ref() { return NapiRef{&kOps, this}; }
+
+  void on_event(const Event& event);
+  std::uint64_t arrivals_by(Instant t) const;
+  std::uint64_t sent_by(Instant t) const;
+  // The poll's first half: what it takes (Rx frames, Tx completions, Tx descriptors) and the CPU
+  // time that costs. The second half: where they go; returns the work NAPI is told.
+  Duration scan(int budget, Core& core);
+  int finish();
+  void handle(const napi::PollResult& result, const Core& core);
+  void enable_irq();
+  void raise_irq();
+
+  World& world_;
+  Core& irq_core_;
+  std::vector<NetRx*> net_rx_;
+  Xsk& xsk_;
+  napi::Context napi_;
+  Settings settings_;
+  Costs costs_;
+  Counters counters_{};
+  XskWaiter waiter_{};
+  IrqJob irq_job_{};
+  EndpointId endpoint_{};
+  SlotId irq_slot_{};
+  SlotId timer_slot_{};
+  bool irq_enabled_ = false;  // the vector may fire (interrupts re-enabled by the driver)
+  bool irq_queued_ = false;   // a hardirq job is on the core, not yet run to napi_schedule
+  std::optional<Instant> last_irq_;
+  std::uint64_t landed_ = 0;         // arrivals counted so far
+  std::uint64_t posted_ = 0;         // Rx descriptors with a buffer, waiting for a frame
+  std::uint64_t written_ = 0;        // Rx descriptors written back, not yet cleaned
+  std::uint64_t hw_tx_posted_ = 0;   // frames ever posted on the Tx ring
+  std::uint64_t hw_tx_cleaned_ = 0;  // ... whose completions were cleaned
+  std::int64_t wire_free_ps_ = 0;    // when the Tx wire has sent everything posted
+  std::uint64_t taken_rx_ = 0;       // the running poll's Rx frames
+  std::uint64_t taken_clean_ = 0;    // ... its Tx completions
+  std::uint64_t taken_xmit_ = 0;     // ... its Tx descriptors
+  int budget_ = 0;                   // ... its budget
+};
+
+}  // namespace irqmod::sim

@@ -1,0 +1,161 @@
+// Seed 002 (Magnus Karlsson's AF_XDP busy-poll table, May 2019) and the busy-poll budget curve of
+// Björn Töpel's preferred busy-polling series (Nov 2020), on the shipped files
+// scenarios/seeds/002-afxdp.toml and 002-afxdp-budget.toml, each [[variant]] run for 200 ms
+// (the orderings below already hold; the shipped runs are 1 s).
+//
+// Fitted: cpu.xdp-rx and cpu.xdp-tx on the 2-core r-t-c row (rxdrop, txpush); the budget
+// curve's platform by one factor on its 2-core row. Everything else is a prediction, and the
+// orderings the model does NOT reproduce are listed here (kKnownMisses) and in docs/seeds.md:
+// they are findings, pinned so that a change of the model that fixes or adds one shows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/simulation.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+std::string shipped(const std::string& name) {
+  return std::string(IRQMOD_SCENARIO_DIR) + "/seeds/" + name;
+}
+
+// The file's variant `name`, as `irqmod sim FILE --variant NAME --set ...`.
+Scenario variant_of(const std::string& file, const std::string& name,
+                    const std::vector<std::string>& extra = {}) {
+  const LoadResult base = load_scenario_file(shipped(file));
+  EXPECT_TRUE(base.ok()) << (base.ok() ? "" : base.error().what());
+  std::vector<std::string> sets;
+  for (const Variant& v : base.value().variants) {
+    if (v.name == name) sets = v.sets;
+  }
+  EXPECT_FALSE(sets.empty()) << name;
+  sets.insert(sets.end(), extra.begin(), extra.end());
+  const LoadResult s = load_scenario_file(shipped(file), sets);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().what());
+  return s.value();
+}
+
+double mpps(const RunReport& r) {
+  return static_cast<double>(r.delivered_packets) / 1e6 /
+         (static_cast<double>(r.sim_time.count()) / 1e9);
+}
+
+RunReport run(const Scenario& s) {
+  auto r = simulate(s);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
+  return r.value();
+}
+
+// Every cell of the seed's table: variant -> (seed's Mpps, the model's Mpps).
+struct Cell {
+  std::string app;
+  double seed = 0;
+  double model = 0;
+};
+
+const std::map<std::string, Cell>& table() {
+  static const std::map<std::string, Cell> cells = [] {
+    std::map<std::string, Cell> out;
+    const LoadResult file = load_scenario_file(shipped("002-afxdp.toml"));
+    EXPECT_TRUE(file.ok());
+    for (const SeedRow& row : file.value().seed_rows) {
+      const Scenario s = variant_of("002-afxdp.toml", row.variant, {"scenario.duration=200ms"});
+      const RunReport r = run(s);
+      EXPECT_TRUE(r.conservation.ok()) << row.variant;
+      EXPECT_TRUE(r.tx_conservation.ok()) << row.variant;
+      const std::string app = row.variant.substr(row.variant.rfind('-') + 1);
+      out[row.variant] = Cell{app, row.seed_value, mpps(r)};
+    }
+    return out;
+  }();
+  return cells;
+}
+
+// Orderings of the seed (values more than 10 % apart within a column) that the model inverts
+// (higher, lower): the findings of docs/seeds.md.
+// All involve a busypoll cell: the model's busy loop pays a poll's fixed cost (cpu.napi-poll)
+// twice per poll() (an iteration and busy_poll_stop's final poll, as 2019's dev.c did) plus
+// cpu.busy-poll-iteration, and on two cores the application's busy loop takes the context
+// whenever the softirq completed it and does the driver's work on its own core; the seed's
+// busypoll rows gain where the model loses (Tx +47 % over poll on one core in the seed, -5 % here).
+const std::set<std::pair<std::string, std::string>> kKnownMisses = {
+    {"busypoll-1-n-txpush", "poll-1-y-txpush"},     {"busypoll-1-n-txpush", "rtc-1-y-txpush"},
+    {"busypoll-1-y-txpush", "poll-1-y-txpush"},     {"busypoll-1-y-txpush", "rtc-1-y-txpush"},
+    {"busypoll-2-y-rxdrop", "busypoll-1-y-rxdrop"}, {"busypoll-2-y-rxdrop", "poll-1-y-rxdrop"},
+    {"busypoll-2-y-rxdrop", "poll-2-y-rxdrop"},     {"busypoll-2-y-txpush", "busypoll-1-n-txpush"},
+    {"busypoll-2-y-txpush", "busypoll-1-y-txpush"}, {"busypoll-2-y-txpush", "poll-1-y-txpush"},
+    {"busypoll-2-y-txpush", "rtc-1-y-txpush"},
+};
+
+TEST(seed_002, within_each_application_the_model_orders_cells_as_the_seed_wherever_they_differ) {
+  const auto& cells = table();
+  ASSERT_EQ(cells.size(), 21U);
+  std::set<std::pair<std::string, std::string>> misses;
+  for (const auto& [a, ca] : cells) {
+    for (const auto& [b, cb] : cells) {
+      if (ca.app != cb.app || ca.seed <= cb.seed * 1.10) continue;  // a above b by > 10 %
+      if (ca.model <= cb.model) misses.insert({a, b});
+    }
+  }
+  std::string listed;
+  for (const auto& [a, b] : misses)
+    listed += "  {\"" + a + "\", \"" + b + "\"},\n";
+  EXPECT_EQ(misses, kKnownMisses) << "orderings the model inverts:\n" << listed;
+}
+
+TEST(seed_002, one_core_busy_poll_without_an_interrupt_beats_it_with_one_on_rxdrop_and_l2fwd) {
+  const auto& cells = table();
+  EXPECT_GT(cells.at("busypoll-1-n-rxdrop").model, cells.at("busypoll-1-y-rxdrop").model);
+  EXPECT_GT(cells.at("busypoll-1-n-l2fwd").model, cells.at("busypoll-1-y-l2fwd").model);
+}
+
+TEST(seed_002, one_core_run_to_completion_rxdrop_crawls) {
+  const auto& cells = table();
+  EXPECT_LT(cells.at("rtc-1-y-rxdrop").model, 0.01 * cells.at("rtc-2-y-rxdrop").model);
+  // ... and it is the fill ring's flag that nobody reads: with need_wakeup obeyed it runs.
+  const RunReport fixed = run(variant_of("002-afxdp.toml", "rtc-1-y-rxdrop",
+                                         {"scenario.duration=50ms", "xdp.need-wakeup=true"}));
+  EXPECT_GT(mpps(fixed), 0.3 * cells.at("rtc-2-y-rxdrop").model);
+}
+
+TEST(seed_002, the_fitted_cells_land_on_the_seed) {
+  const auto& cells = table();
+  for (const char* v : {"rtc-2-y-txpush", "rtc-2-y-rxdrop"})
+    EXPECT_NEAR(cells.at(v).model, cells.at(v).seed, 0.02 * cells.at(v).seed) << v;
+}
+
+TEST(seed_002, the_budget_curve_rises_and_saturates_near_the_two_core_figure) {
+  const auto at = [](const std::string& v) {
+    return mpps(run(variant_of("002-afxdp-budget.toml", v, {"scenario.duration=200ms"})));
+  };
+  const double two = at("two-cores");
+  const double b8 = at("budget-8"), b64 = at("budget-64"), b256 = at("budget-256"),
+               b512 = at("budget-512");
+  EXPECT_NEAR(two, 20.7, 0.02 * 20.7);  // fitted
+  EXPECT_LT(b8, b64);
+  EXPECT_LT(b64, b256);
+  EXPECT_LE(b256, b512 * 1.001);
+  EXPECT_GT(b64 / b8, 1.5);     // the steep part
+  EXPECT_LT(b512 / b256, 1.1);  // saturated
+  EXPECT_GT(b512, 0.85 * two);  // the largest budget within 15 % of two cores
+}
+
+TEST(seed_002, runs_are_deterministic_and_pinned) {
+  const Scenario s = variant_of("002-afxdp.toml", "busypoll-1-y-l2fwd", {"scenario.duration=10ms"});
+  const RunReport a = run(s);
+  const RunReport b = run(s);
+  EXPECT_EQ(a.delivered_packets, b.delivered_packets);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.delivered_packets, 51584U);
+}
+
+}  // namespace
+}  // namespace irqmod::sim
