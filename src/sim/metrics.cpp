@@ -247,7 +247,10 @@ void write_text(std::ostream& out, const RunReport& r) {
     if (r.search->lost_rate > 0) out << " (" << r.search->lost_rate << " lost frames)";
     out << ", " << r.search->trials << " trials; this run is at that rate\n";
   }
-  out << sockperf_summary(r.latency, r.sockperf);
+  // An AF_XDP or storage run has no sockperf-like client: its own lines below say what happened,
+  // and "No messages were received from the server" would be false.
+  if (r.latency.count() > 0 || (!r.xdp && !r.storage))
+    out << sockperf_summary(r.latency, r.sockperf);
   if (r.stranded_frames > 0) {
     out << "stranded frames: " << r.stranded_frames
         << " (left in a ring, unsignalled, when a poll re-enabled its interrupt)\n";

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
 
@@ -62,6 +63,15 @@ TEST(xdp, the_application_decides_what_moves) {
   EXPECT_GT(fwd.tx_conservation.entered, 0U);
   EXPECT_GT(tx.delivered_packets, rx.delivered_packets);
   EXPECT_GT(rx.delivered_packets, fwd.delivered_packets);
+}
+
+// An AF_XDP run has no sockperf-like client: the text report says what the socket did and no
+// "No messages were received from the server".
+TEST(xdp, the_text_report_has_no_sockperf_lines) {
+  std::ostringstream text;
+  write_text(text, run({}));
+  EXPECT_EQ(text.str().find("sockperf:"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("af_xdp: "), std::string::npos) << text.str();
 }
 
 // 100 ms: the crawl's first ring of frames is then well below 1 % of a running method's.
