@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -70,7 +71,12 @@ sim::LoadResult load_measured(const std::string& text, const std::string& file,
   }
   sim::LoadResult first = sim::load_scenario_text(text, file, sets);
   if (!first) return first;
-  const std::int64_t total = first.value().scenario.warmup.count() + *measured;
+  // Saturated as irqmod sim's --duration is (tools/irqmod/scenario_input.cpp, which checks the
+  // command line once before any point runs): a sum past int64 is refused as out of range.
+  const std::int64_t warmup = first.value().scenario.warmup.count();
+  const std::int64_t total = *measured > std::numeric_limits<std::int64_t>::max() - warmup
+                                 ? std::numeric_limits<std::int64_t>::max()
+                                 : warmup + *measured;
   sets.insert(sets.begin(), "scenario.duration=" + std::to_string(total) + "ns");
   return sim::load_scenario_text(text, file, sets);
 }
