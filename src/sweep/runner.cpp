@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -79,15 +78,6 @@ sim::LoadResult load_measured(const std::string& text, const std::string& file,
                                  : warmup + *measured;
   sets.insert(sets.begin(), "scenario.duration=" + std::to_string(total) + "ns");
   return sim::load_scenario_text(text, file, sets);
-}
-
-sim::LoadResult load_measured_file(const std::string& file, std::vector<std::string> sets,
-                                   const std::optional<std::string>& duration) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return sim::load_scenario_file(file, sets);  // its Diagnostic names the file
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return load_measured(contents.str(), file, std::move(sets), duration);
 }
 
 std::vector<std::string> columns(const Spec& spec) {
