@@ -21,7 +21,11 @@ trap 'apt-get purge -y -qq irqmod >/dev/null 2>&1 || true; rm -rf "$out"' EXIT
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -qq "$out"/irqmod_*.deb >"$out/apt.log" 2>&1 || { cat "$out/apt.log"; exit 1; }
 dpkg-query -W -f='${Package} ${Version} ${Status}\n' irqmod
+installed=$(dpkg-query -W -f='${Version}' irqmod)
+version_line=$(/usr/bin/irqmod --version)
+[[ $version_line == "irqmod $installed"* ]] ||
+  { echo "deb-install-check: /usr/bin/irqmod --version printed '$version_line', not irqmod $installed" >&2; exit 1; }
 /usr/bin/irqmod demo | grep -F "over /usr/share/irqmod/data/traces/dim-demo.csv" >/dev/null ||
   { echo "deb-install-check: /usr/bin/irqmod demo does not read /usr/share/irqmod" >&2; exit 1; }
 /usr/bin/irqmod sim /usr/share/irqmod/scenarios/basics/pingpong-udp.toml --duration 1ms >/dev/null
-echo "deb-install-check: apt-get install of $(basename "$out"/irqmod_*.deb) and /usr/bin/irqmod: ok"
+echo "deb-install-check: apt-get install of $(basename "$out"/irqmod_*.deb) and /usr/bin/irqmod ($version_line): ok"

@@ -35,6 +35,10 @@ root=$tmp/root
 dpkg-deb -x "$deb" "$root"
 irqmod=$root/usr/bin/irqmod
 share=$root/usr/share/irqmod
+# --version runs from the package and names the package's version (issue 16 item 5).
+version_line=$("$irqmod" --version)
+[[ $version_line == "irqmod $(field "$deb" Version)"* ]] ||
+  { echo "deb.sh: irqmod --version printed '$version_line', not irqmod $(field "$deb" Version)" >&2; exit 1; }
 "$irqmod" demo | grep -F "over $share/data/traces/dim-demo.csv" >/dev/null ||
   { echo "deb.sh: the extracted irqmod demo does not read $share" >&2; exit 1; }
 "$irqmod" sim "$share/scenarios/basics/pingpong-udp.toml" --duration 1ms >/dev/null
@@ -51,4 +55,4 @@ if "$irqmod" demo >"$tmp/demo.out" 2>&1; then
 fi
 grep -F "cannot open $share/data/traces/dim-demo.csv" "$tmp/demo.out" >/dev/null ||
   { cat "$tmp/demo.out"; exit 1; }
-echo "deb.sh: $(basename "$deb") ($(field "$deb" Version)) Depends: $depends; extracted irqmod ran"
+echo "deb.sh: $(basename "$deb") ($(field "$deb" Version)) Depends: $depends; extracted irqmod ran ($version_line)"

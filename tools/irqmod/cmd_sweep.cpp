@@ -17,6 +17,7 @@
 #include "irqmod/sweep/grid.hpp"
 #include "irqmod/sweep/runner.hpp"
 #include "irqmod/sweep/table.hpp"
+#include "scenario_input.hpp"
 #include "sweep_mpi.hpp"
 #include "sweep_output.hpp"
 
@@ -92,6 +93,14 @@ int run_sweep(const SweepArgs& args, const MpiWorld& world) {
   spec.sets = args.sets;
   spec.duration = args.duration;
   spec.seeds = args.seeds;
+  // The scenario itself (and --set, --duration) through the path irqmod sim loads it by, so that
+  // a directory or unreadable file is refused and a message names the flag as sim's does.
+  const sim::LoadResult base =
+      load_scenario(args.file, ScenarioFlags{{}, args.duration, args.sets});
+  if (!base) {
+    std::cerr << "irqmod sweep: " << base.error().what() << "\n";
+    return kExitBadInput;
+  }
   {
     std::ifstream in(args.file, std::ios::binary);
     if (!in) {
@@ -110,12 +119,7 @@ int run_sweep(const SweepArgs& args, const MpiWorld& world) {
     }
     spec.axes.push_back(std::move(axis).value());
   }
-  // The scenario itself (and --set, --duration), then each value of each axis alone.
-  const sim::LoadResult base = sweep::load_measured(spec.text, spec.file, spec.sets, spec.duration);
-  if (!base) {
-    std::cerr << "irqmod sweep: " << base.error().what() << "\n";
-    return kExitBadInput;
-  }
+  // Each value of each axis alone.
   if (auto bad = sweep::check_axes(spec)) {
     std::cerr << "irqmod sweep: " << *bad << "\n";
     return kExitBadInput;

@@ -17,6 +17,7 @@
 
 #include "commands.hpp"
 #include "irqmod/sweep/tune.hpp"
+#include "scenario_input.hpp"
 #include "sweep_output.hpp"
 
 namespace irqmod::cli {
@@ -87,6 +88,11 @@ int run_tune(const TuneArgs& args) {
     if (!have) shown_metrics.push_back(sweep::parse_metric(extra).value());
   }
   request.base.file = args.file;
+  // The scenario itself (and --set, --duration) through the path irqmod sim loads it by, so that
+  // a directory or unreadable file is refused and a message names the flag as sim's does.
+  const sim::LoadResult base =
+      load_scenario(args.file, ScenarioFlags{{}, args.duration, args.sets});
+  if (!base) return fail(base.error().what());
   {
     std::ifstream in(args.file, std::ios::binary);
     if (!in) return fail(args.file + ": cannot read the file");
@@ -108,9 +114,6 @@ int run_tune(const TuneArgs& args) {
     if (!axis) return fail(axis.error().what());
     request.search.push_back(axis.value());
   }
-  const sim::LoadResult base = sweep::load_measured(request.base.text, request.base.file,
-                                                    request.base.sets, request.base.duration);
-  if (!base) return fail(base.error().what());
   // Each grid value and each searched key's bounds, alone, through the scenario's validation.
   sweep::Spec check = request.base;
   for (const auto& s : request.search) {

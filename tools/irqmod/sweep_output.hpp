@@ -1,5 +1,6 @@
 // What irqmod sweep, plot and tune share on the command line: writing a results table to the
-// files named by --csv / --json (exit 3 when one cannot be written), and the progress bar.
+// files named by --csv / --json and drawing --plot, through output.hpp's Output (a temporary name
+// renamed into place; kExitIoFailed when one cannot be written), and the progress bar.
 #pragma once
 
 #include <string>
@@ -7,19 +8,18 @@
 #include "irqmod/sweep/plot.hpp"
 #include "irqmod/sweep/table.hpp"
 #include "irqmod/time.hpp"
+#include "output.hpp"
 
 namespace irqmod::cli {
 
-// Results could not be written (a full disk, a directory that does not exist).
-inline constexpr int kExitWriteFailed = 3;
-
 // Writes `table` as CSV to `csv` and as JSON to `json` (either may be empty: not written; "-":
-// stdout). Returns 0, or kExitWriteFailed after saying which file on stderr.
+// stdout). Returns kExitOk, or kExitIoFailed after saying which file on stderr.
 int write_table_files(const sweep::Table& table, const std::string& csv, const std::string& json,
                       const std::string& command);
 
-// Draws `table` with gnuplot (sweep/plot.hpp). Returns 0; kExitBadInput when the request is
-// wrong (an extension, a key); kExitWriteFailed when gnuplot cannot be run or fails to write.
+// Draws `table` with gnuplot (sweep/plot.hpp) into a scratch file, then copies it to
+// request.output through Output. Returns kExitOk; kExitBadInput when the request is wrong (an
+// extension, a key, a directory); kExitIoFailed when gnuplot cannot be run or the file written.
 int draw_plot(const sweep::Table& table, const sweep::PlotRequest& request,
               const std::string& command);
 

@@ -24,13 +24,12 @@
 namespace irqmod::sweep {
 
 // `--duration T` as `irqmod sim` reads it: the time measured after the scenario's warm-up
-// (scenario.duration = warmup + T). `text` is the file's contents, `file` its name.
+// (scenario.duration = warmup + T). `text` is the file's contents, `file` its name. The command
+// line checks the file and its flags once through tools/irqmod/scenario_input.cpp (sim's path:
+// a directory or non-regular file refused) before reading `text`; this runs each point.
 sim::LoadResult load_measured(const std::string& text, const std::string& file,
                               std::vector<std::string> sets,
                               const std::optional<std::string>& duration);
-// The same, reading `file`.
-sim::LoadResult load_measured_file(const std::string& file, std::vector<std::string> sets,
-                                   const std::optional<std::string>& duration);
 
 struct Spec {
   std::string file;                     // the scenario file's name (messages, platform lookup)
