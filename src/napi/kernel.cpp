@@ -48,6 +48,17 @@ constexpr KernelBehaviour kBehaviours[] = {
     // (UNKNOWN, the 4.5 era): "8 before it" is not confirmed for 3.19-4.4.
     {K::feature, "napi.busy_poll_budget", "", "SO_BUSY_POLL_BUDGET (8 before it)", "", "",
      "7c951cafc0cb", "net: Add SO_BUSY_POLL_BUDGET socket option", v(5, 11), ""},
+    // row 6: threaded NAPI. 29863d41bb6e is the mechanism (____napi_schedule wakes the NAPI's
+    // kthread instead of raising NET_RX), 5fdd2f0e5c64 the sysfs file that turns it on; both in
+    // net-next on 10 Feb 2021, four days before v5.11, so first in 5.12 (INFERENCE from the
+    // dates; a mainline revlist lists them with their merge adbb4fb02845). The race fix with
+    // busy polling, cb038357937e "net: fix race between napi kthread mode and busy poll"
+    // (SCHED_THREADED), went to net on 16 Mar 2021, before 5.12's release: every kernel with
+    // the feature has it, and the model's thread polls only a context it was scheduled for.
+    {K::feature, "napi.threaded", "",
+     "threaded NAPI: a kernel thread per NAPI polls instead of NET_RX (sysfs threaded, "
+     "5fdd2f0e5c64)",
+     "", "", "29863d41bb6e", "net: implement threaded-able napi poll loop support", v(5, 12), ""},
     // row 4b: ice's first fix, a software interrupt on busy-poll exit, on ITR index 3 (no
     // throttle); the swint-itr row below throttles it from 5.16.
     {K::switch_value, "nic.busy-poll-exit-swint", "ice",
@@ -113,6 +124,22 @@ constexpr KernelBehaviour kBehaviours[] = {
      "", "", "f750dfe825b9", "ethtool: provide customized dim profile management", v(6, 11), ""},
     // row 8b
     {K::feature, "napi.irq_suspend_timeout", "", "IRQ suspension (netdev netlink napi-set)", "", "",
+     "5dc51ec86df6", "net: Add napi_struct parameter irq_suspend_timeout", v(6, 13), ""},
+    // row 8a: per-NAPI settings. Before them napi_defer_hard_irqs and gro_flush_timeout were
+    // fields of the net_device (sysfs, one value for every queue); the series moved them into
+    // each napi_struct and napi_config and added netlink's napi-set (1287c1ae0fc2 "netdev-genl:
+    // Support setting per-NAPI config values"). In net-next in Oct 2024, before v6.12 (17 Nov):
+    // 6.13 (INFERENCE from the dates). irq_suspend_timeout was per-NAPI from its start (row 8b).
+    // The keys are napi.queue.N.<setting>; a kernel without the commit refuses a value that
+    // differs from the device-wide one.
+    {K::feature, "napi.queue.N.napi_defer_hard_irqs", "",
+     "napi_defer_hard_irqs per NAPI (netdev netlink napi-set)", "", "", "f15e3b3ddb9f",
+     "net: napi: Make napi_defer_hard_irqs per-NAPI", v(6, 13), ""},
+    {K::feature, "napi.queue.N.gro_flush_timeout", "",
+     "gro_flush_timeout per NAPI (netdev netlink napi-set)", "", "", "acb8d4ed5661",
+     "net: napi: Make gro_flush_timeout per-NAPI", v(6, 13), ""},
+    {K::feature, "napi.queue.N.irq_suspend_timeout", "",
+     "irq_suspend_timeout per NAPI (netdev netlink napi-set; per-NAPI from its start)", "", "",
      "5dc51ec86df6", "net: Add napi_struct parameter irq_suspend_timeout", v(6, 13), ""},
     // row 8c
     {K::switch_value, "napi.epoll-prefer-busy-loop", "",

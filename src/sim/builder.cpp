@@ -6,6 +6,7 @@
 #include "irqmod/napi/kernel.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "sim/nic/rss.hpp"
+#include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
 
 namespace irqmod::sim {
@@ -75,8 +76,11 @@ std::optional<Error> unsupported(const Scenario& s) {
   // IRQ suspension came with 6.13's rule (5dc51ec86df6 and ab5b28b007a7, one series): epoll that
   // suspends but never busy-polls (prefer, busy_poll 0, the old rule) is no kernel's; it would
   // leave the queue to the 20 ms safety timer after every event.
-  if (s.napi.irq_suspend_timeout > Duration::zero() && s.napi.prefer_busy_poll &&
-      s.napi.busy_poll == Duration::zero() && !s.napi.epoll_prefer_busy_loop) {
+  bool suspends = s.napi.irq_suspend_timeout > Duration::zero();
+  for (const auto& [queue, q] : s.napi.queue)
+    suspends = suspends || q.irq_suspend_timeout.value_or(Duration::zero()) > Duration::zero();
+  if (suspends && s.napi.prefer_busy_poll && s.napi.busy_poll == Duration::zero() &&
+      !s.napi.epoll_prefer_busy_loop) {
     return Error{"napi.epoll-prefer-busy-loop",
                  "napi.irq_suspend_timeout is Linux 6.13's, whose epoll busy-polls on "
                  "prefer_busy_poll alone; allowed: true, or napi.busy_poll above 0, or "
@@ -316,8 +320,11 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   // nic.tx-interrupts); with nic.vectors = "separate" and Tx interrupts, vectors Q..2Q-1 serve
   // the Tx queues. Vector v interrupts the (v mod n)-th core of cpu.irq-cores.
   const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
-  const PollCosts costs{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.rx_refill,
-                        cpu.irq_entry, cpu.forward,   cpu.tcp_skb,  cpu.tx_packet};
+  const PollCosts costs{cpu.napi_poll, cpu.rx_packet,     cpu.tx_clean, cpu.rx_refill,
+                        cpu.irq_entry, cpu.forward,       cpu.tcp_skb,  cpu.tx_packet,
+                        cpu.wakeup,    cpu.context_switch};
+  NapiThreadSettings thread{s.napi.threaded, std::nullopt};
+  if (s.napi.thread_core >= 0) thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
   RefillSettings refill{nic.refill != Refill::delay, nic.refill_batch, nic.alloc_fail_ppm};
   if (nic.refill == Refill::mclgeti) {
     host.mclgeti.emplace(
@@ -335,12 +342,16 @@ std::optional<Error> build(const Scenario& s, Host& host) {
                                                      host.port->tx_wire(), host.peers));
   }
   host.stack->set_tx_queues(tx_queues, nic.xps);
-  const auto add_vector = [&](RxQueue* rx, TxQueue* tx, Port& port) -> QueueVector& {
+  // `queue`: the queue pair whose per-NAPI settings (napi.queue.N) the vector's context takes;
+  // port 1's vectors belong to another device and take the device-wide ones.
+  const auto add_vector = [&](RxQueue* rx, TxQueue* tx, Port& port,
+                              std::optional<std::uint32_t> queue) -> QueueVector& {
     const auto v = static_cast<std::uint32_t>(host.queue_vectors.size());
     Core& irq_core = host.cores[irq_cores[v % irq_cores.size()]];
     QueueVector& vector = host.queue_vectors.emplace_back(
         world, s, v, rx, tx, *host.msix, irq_core, net_rx, *host.stack, host.peers,
-        port.lazy_arrivals(), costs, refill, Rng(s.scenario.seed, stream::kRefill + v));
+        port.lazy_arrivals(), costs, refill, Rng(s.scenario.seed, stream::kRefill + v),
+        queue ? napi_config(s, *queue) : napi_config(s), thread);
     if (tx) port.add_tx_completions(*tx, vector);
     return vector;
   };
@@ -356,12 +367,12 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       rx.refill(given, at_ns(0));
     }
     TxQueue* tx = nic.tx_interrupts && !separate ? tx_queues[q] : nullptr;
-    rx_vectors.push_back(&add_vector(&rx, tx, *host.port));
+    rx_vectors.push_back(&add_vector(&rx, tx, *host.port, q));
     host.tx_vector_of_queue.push_back(tx ? std::optional<std::uint32_t>(q) : std::nullopt);
   }
   if (separate) {
     for (std::uint32_t q = 0; q < nic.queues; ++q)
-      host.tx_vector_of_queue[q] = add_vector(nullptr, tx_queues[q], *host.port).index();
+      host.tx_vector_of_queue[q] = add_vector(nullptr, tx_queues[q], *host.port, q).index();
   }
   // Tx queues beyond the pairs: queue t is served by vector t mod nic.queues (enetc_alloc_msix).
   for (std::uint32_t t = nic.queues; t < tx_count; ++t) {
@@ -386,7 +397,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     for (std::uint32_t q = 0; q < nic.queues; ++q) {
       host.egress_vector_of_queue.push_back(
           nic.tx_interrupts
-              ? std::optional<std::uint32_t>(add_vector(nullptr, egress[q], *host.egress).index())
+              ? std::optional<std::uint32_t>(
+                    add_vector(nullptr, egress[q], *host.egress, std::nullopt).index())
               : std::nullopt);
     }
     host.stack->set_egress_queues(std::move(egress));
@@ -541,6 +553,13 @@ void Host::fill_report() const {
     c.released_without_timer = v.napi_counters().released_without_timer;
     c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
+  }
+  report.napi_threads.clear();
+  for (const QueueVector& v : queue_vectors) {
+    if (!v.threaded()) continue;
+    const NapiThreadStats& t = v.thread_stats();
+    report.napi_threads.push_back(
+        NapiThreadCounters{v.napi_id(), v.thread_core(), t.wakeups, t.polls, t.yields});
   }
   if (mclgeti) report.mclgeti = mclgeti->counters();
   report.tx_only_queues.clear();

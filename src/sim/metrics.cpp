@@ -109,6 +109,11 @@ void subtract_warmup(RunReport& r, const RunReport& w) {
     r.tx_only_queues[t].tx_frames -= w.tx_only_queues[t].tx_frames;
     r.tx_only_queues[t].dropped -= w.tx_only_queues[t].dropped;
   }
+  for (std::size_t t = 0; t < r.napi_threads.size() && t < w.napi_threads.size(); ++t) {
+    r.napi_threads[t].wakeups -= w.napi_threads[t].wakeups;
+    r.napi_threads[t].polls -= w.napi_threads[t].polls;
+    r.napi_threads[t].yields -= w.napi_threads[t].yields;
+  }
   for (std::size_t c = 0; c < r.cores.size(); ++c) {
     r.cores[c].interrupts -= w.cores[c].interrupts;
     r.cores[c].polls -= w.cores[c].polls;
@@ -294,6 +299,10 @@ void write_text(std::ostream& out, const RunReport& r) {
     }
     out << "\n";
   }
+  for (const NapiThreadCounters& t : r.napi_threads) {
+    out << "napi thread napi/eth0-" << t.napi_id << " (cpu " << t.core << "): " << t.wakeups
+        << " wake-ups, " << t.polls << " polls, " << t.yields << " yields to other threads\n";
+  }
   if (r.mclgeti) {
     const MclgetiCounters& m = *r.mclgeti;
     out << "mclgeti: watermark " << printf_string("%.1f", m.cwm_mean(r.sim_time))
@@ -438,6 +447,20 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.end_object();
   }
   json.end_array();
+  if (!r.napi_threads.empty()) {
+    json.key("napi_threads");
+    json.begin_array();
+    for (const NapiThreadCounters& t : r.napi_threads) {
+      json.begin_object();
+      json.field("napi_id", static_cast<std::uint64_t>(t.napi_id));
+      json.field("core", static_cast<std::uint64_t>(t.core));
+      json.field("wakeups", t.wakeups);
+      json.field("polls", t.polls);
+      json.field("yields", t.yields);
+      json.end_object();
+    }
+    json.end_array();
+  }
   if (!r.kernel.empty()) {
     json.key("kernel");
     json.begin_object();

@@ -33,6 +33,17 @@ napi::Config napi_config(const Scenario& s) {
   return c;
 }
 
+napi::Config napi_config(const Scenario& s, std::uint32_t queue) {
+  napi::Config c = napi_config(s);
+  const auto it = s.napi.queue.find(queue);
+  if (it == s.napi.queue.end()) return c;
+  const NapiQueueSettings& q = it->second;
+  c.defer_hard_irqs = q.defer_hard_irqs.value_or(c.defer_hard_irqs);
+  c.gro_flush_timeout = q.gro_flush_timeout.value_or(c.gro_flush_timeout);
+  c.irq_suspend_timeout = q.irq_suspend_timeout.value_or(c.irq_suspend_timeout);
+  return c;
+}
+
 coalesce::Settings coalesce_settings(const NicSection& nic) {
   coalesce::Settings s;
   s.rx.normal = {nic.rx_usecs, nic.rx_frames};

@@ -21,6 +21,9 @@ namespace irqmod::sim {
 // napi.weight, napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout,
 // gro-timer-after-final-poll, watchdog-in-softirq.
 napi::Config napi_config(const Scenario& scenario);
+// The NAPI context of queue pair `queue`: the device-wide settings with that queue's own
+// (napi.queue.N.*, the netdev netlink napi-set of Linux 6.13) where it sets them.
+napi::Config napi_config(const Scenario& scenario, std::uint32_t queue);
 
 // ethtool -C's Rx and Tx pairs, the -irq pairs, rate bands and adaptive-rx of [nic].
 coalesce::Settings coalesce_settings(const NicSection& nic);

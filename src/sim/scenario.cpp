@@ -324,9 +324,116 @@ std::string beside(std::string_view file, const std::string& name) {
   return (dir / target).lexically_normal().string();
 }
 
+// ---- per-NAPI settings: napi.queue.N.KEY ([napi.queue.N] tables) -------------------------------
+
+// The settings a queue's NAPI context may have of its own (netdev netlink napi-set, 6.13); each
+// is parsed as the device-wide [napi] key of the same name (kind, range, unit).
+constexpr std::string_view kQueueNapiKeys[] = {"napi_defer_hard_irqs", "gro_flush_timeout",
+                                               "irq_suspend_timeout"};
+
+Expected<std::uint32_t> queue_number(std::string_view text, const std::string& key) {
+  std::uint32_t queue = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), queue);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || queue > 255 ||
+      (text.size() > 1 && text.front() == '0')) {
+    return Error{key, "'" + std::string(text) +
+                          "' is not a queue number; allowed: napi.queue.N with N a queue pair, 0 "
+                          "to 255 (below nic.queues)"};
+  }
+  return queue;
+}
+
+// The device-wide spec of a per-queue key, or an error naming the keys allowed.
+Expected<const KeySpec*> queue_napi_spec(std::string_view name, const std::string& key) {
+  for (const std::string_view allowed : kQueueNapiKeys) {
+    if (name == allowed) return find_key("napi." + std::string(name));
+  }
+  std::vector<std::string_view> keys(std::begin(kQueueNapiKeys), std::end(kQueueNapiKeys));
+  std::string message = "unknown per-NAPI key";
+  if (const auto near = closest(name, keys))
+    message += "; did you mean " + std::string(*near) + "?";
+  return Error{key, message + "; allowed in [napi.queue.N]: " + join(keys)};
+}
+
+void store_queue_napi(NapiQueueSettings& q, std::string_view name, const Value& value) {
+  const std::int64_t v = std::get<std::int64_t>(value);
+  if (name == "napi_defer_hard_irqs") q.defer_hard_irqs = static_cast<std::uint32_t>(v);
+  if (name == "gro_flush_timeout") q.gro_flush_timeout = Duration{v};
+  if (name == "irq_suspend_timeout") q.irq_suspend_timeout = Duration{v};
+}
+
+// "napi.queue.N.KEY=VALUE" from --set or a variant; nothing when `key` is not of that form.
+std::optional<std::optional<Diagnostic>> apply_queue_override(Scenario& scenario,
+                                                              std::string_view key,
+                                                              std::string_view text,
+                                                              const std::string& from) {
+  constexpr std::string_view kPrefix = "napi.queue.";
+  if (key.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  const std::string_view rest = key.substr(kPrefix.size());
+  const std::size_t dot = rest.find('.');
+  const std::string name(key);
+  const auto fail = [&](Error e) { return std::optional<Diagnostic>(Diagnostic{from, 0, e}); };
+  if (dot == std::string_view::npos) {
+    return fail(Error{name, "expected napi.queue.N.KEY with KEY one of " +
+                                join(std::vector<std::string_view>(std::begin(kQueueNapiKeys),
+                                                                   std::end(kQueueNapiKeys)))});
+  }
+  const auto queue = queue_number(rest.substr(0, dot), name);
+  if (!queue) return fail(queue.error());
+  const auto spec = queue_napi_spec(rest.substr(dot + 1), name);
+  if (!spec) return fail(spec.error());
+  auto value = parse_text(*spec.value(), text);
+  if (!value) {
+    Error error = value.error();
+    error.key = name;
+    return fail(error);
+  }
+  store_queue_napi(scenario.napi.queue[queue.value()], rest.substr(dot + 1), value.value());
+  return std::optional<Diagnostic>{};
+}
+
 // Lines of the keys a file set, by dotted key ("nic.rx-usecs", "flow.2.rate"), to point the
 // cross-key checks' messages at them.
 using KeyLines = std::map<std::string, std::uint32_t, std::less<>>;
+
+// [napi.queue.N] tables: `node` is the table under napi.queue, one table per queue number.
+std::optional<Diagnostic> apply_queue_tables(const toml::node& node, const std::string& file,
+                                             Scenario& scenario, KeyLines& lines) {
+  const auto* queues = node.as_table();
+  if (!queues) {
+    return Diagnostic{file, line_of(node),
+                      Error{"napi.queue", "expected [napi.queue.N] tables (N a queue pair); got " +
+                                              std::string(toml_type_name(node))}};
+  }
+  for (auto&& [number, entry] : *queues) {
+    const std::string prefix = "napi.queue." + std::string(number.str());
+    const std::uint32_t line = static_cast<std::uint32_t>(number.source().begin.line);
+    const auto queue = queue_number(number.str(), prefix);
+    if (!queue) return Diagnostic{file, line, queue.error()};
+    const auto* settings = entry.as_table();
+    if (!settings) {
+      return Diagnostic{file, line,
+                        Error{prefix, "expected a table [" + prefix + "]; got " +
+                                          std::string(toml_type_name(entry))}};
+    }
+    NapiQueueSettings& q = scenario.napi.queue[queue.value()];
+    for (auto&& [key, value_node] : *settings) {
+      const std::string dotted = prefix + "." + std::string(key.str());
+      const std::uint32_t key_line = static_cast<std::uint32_t>(key.source().begin.line);
+      const auto spec = queue_napi_spec(key.str(), dotted);
+      if (!spec) return Diagnostic{file, key_line, spec.error()};
+      auto value = from_toml(*spec.value(), value_node);
+      if (!value) {
+        Error e = value.error();
+        e.key = dotted;
+        return Diagnostic{file, key_line, e};
+      }
+      store_queue_napi(q, key.str(), value.value());
+      lines[dotted] = key_line;
+    }
+  }
+  return std::nullopt;
+}
 
 // One table of keys (a section or an array entry) into `scenario`. `prefix` is how its keys are
 // named in messages ("nic", "flow.2"); `section` the schema section they belong to.
@@ -334,6 +441,10 @@ std::optional<Diagnostic> apply_table(const toml::table& table, const std::strin
                                       std::string_view section, const std::string& prefix,
                                       std::size_t entry, Scenario& scenario, KeyLines& lines) {
   for (auto&& [key, node] : table) {
+    if (section == "napi" && key.str() == "queue") {
+      if (auto d = apply_queue_tables(node, file, scenario, lines)) return d;
+      continue;
+    }
     const std::string spec_name = std::string(section) + "." + std::string(key.str());
     const std::string dotted = prefix + "." + std::string(key.str());
     const std::uint32_t line = static_cast<std::uint32_t>(key.source().begin.line);
@@ -529,7 +640,7 @@ std::string_view kernel_driver(const toml::table& root, std::span<const std::str
   if (!text) {
     if (const auto* node = root.at_path("nic.driver").as_string()) text = node->get();
   }
-  for (const NicDriver d : {NicDriver::i40e, NicDriver::ice}) {
+  for (const NicDriver d : {NicDriver::i40e, NicDriver::ice, NicDriver::enetc}) {
     if (text && *text == to_string(d)) return to_string(d);
   }
   return napi::kDefaultDriver;
@@ -575,6 +686,79 @@ std::optional<Error> check_kernel_features(const Scenario& s) {
                      (spec->default_value.empty() ? std::string("empty")
                                                   : std::string(spec->default_value)) +
                      "), or kernel = \"" + napi::to_string(b.release) + "\" or later"};
+  }
+  return std::nullopt;
+}
+
+// The per-NAPI settings (napi.queue.N) and threaded NAPI: queues that exist, kernels that have
+// them, hosts that use them.
+std::optional<Error> check_napi_extensions(const Scenario& s) {
+  const NapiSection& napi = s.napi;
+  const bool xdp = s.xdp.app != XdpApp::none;
+  if (xdp && (napi.threaded || !napi.queue.empty())) {
+    // ZcQueue (src/sim/xdp) builds its context from the device-wide settings and polls it from
+    // NET_RX: both would be ignored there.
+    return Error{
+        napi.threaded ? "napi.threaded" : "napi.queue." + std::to_string(napi.queue.begin()->first),
+        "the AF_XDP queue (xdp.app) polls its context from NET_RX with the device-wide "
+        "settings; allowed: the default in an AF_XDP run"};
+  }
+  if (napi.threaded && napi.poll_in_irq) {
+    return Error{"napi.threaded",
+                 "a poll in the interrupt handler (napi.poll-in-irq) leaves nothing for a NAPI "
+                 "thread to do; allowed: false with napi.poll-in-irq = true"};
+  }
+  if (!napi.threaded && napi.thread_core != default_scenario().napi.thread_core) {
+    return Error{"napi.thread-core",
+                 "only NAPI threads use it; allowed: the default (-1), or napi.threaded = true"};
+  }
+  if (napi.thread_core >= 0 && static_cast<std::uint32_t>(napi.thread_core) >= s.cpu.cores) {
+    return Error{"napi.thread-core", std::to_string(napi.thread_core) +
+                                         " is not a core; allowed: -1 (the vector's core) or 0 "
+                                         "to " +
+                                         std::to_string(s.cpu.cores - 1) +
+                                         " (cpu.cores = " + std::to_string(s.cpu.cores) + ")"};
+  }
+  std::optional<napi::KernelVersion> version;
+  if (!s.kernel.empty()) {
+    if (const auto v = napi::parse_kernel_version(s.kernel)) version = v.value();
+  }
+  for (const auto& [queue, q] : napi.queue) {
+    const std::string prefix = "napi.queue." + std::to_string(queue);
+    if (queue >= s.nic.queues) {
+      return Error{prefix, "queue " + std::to_string(queue) + " does not exist; allowed: 0 to " +
+                               std::to_string(s.nic.queues - 1) +
+                               " (nic.queues = " + std::to_string(s.nic.queues) + ")"};
+    }
+    if (!version) continue;
+    // Before 6.13 each of these is one value per device (sysfs): a queue cannot differ.
+    const struct {
+      std::string_view name;
+      bool differs;
+      std::string device_wide;
+    } settings[] = {
+        {"napi_defer_hard_irqs", q.defer_hard_irqs && *q.defer_hard_irqs != napi.defer_hard_irqs,
+         std::to_string(napi.defer_hard_irqs)},
+        {"gro_flush_timeout", q.gro_flush_timeout && *q.gro_flush_timeout != napi.gro_flush_timeout,
+         std::to_string(napi.gro_flush_timeout.count()) + " ns"},
+        {"irq_suspend_timeout",
+         q.irq_suspend_timeout && *q.irq_suspend_timeout != napi.irq_suspend_timeout,
+         std::to_string(napi.irq_suspend_timeout.count()) + " ns"},
+    };
+    for (const auto& setting : settings) {
+      if (!setting.differs) continue;
+      const std::string row_key = "napi.queue.N." + std::string(setting.name);
+      for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
+        if (b.key != row_key || napi::has_commit(b, *version)) continue;
+        return Error{prefix + "." + std::string(setting.name),
+                     "kernel = \"" + s.kernel + "\" has one " + std::string(setting.name) +
+                         " per device, not per NAPI: Linux " + napi::to_string(b.release) +
+                         " added it (" + std::string(b.commit) + " \"" + std::string(b.title) +
+                         "\"); allowed: the device-wide value (napi." + std::string(setting.name) +
+                         " = " + setting.device_wide + "), or kernel = \"" +
+                         napi::to_string(b.release) + "\" or later"};
+      }
+    }
   }
   return std::nullopt;
 }
@@ -634,6 +818,15 @@ Scenario default_scenario() {
   return defaults;
 }
 
+Scenario default_scenario_on(const Scenario& s) {
+  Scenario defaults = default_scenario();
+  if (!s.kernel.empty()) {
+    // The kernel was checked when `s` was loaded; a failure here leaves the plain defaults.
+    (void)apply_kernel(s.kernel, to_string(s.nic.driver), "", 0, defaults);
+  }
+  return defaults;
+}
+
 std::optional<std::string_view> suggest_key(std::string_view unknown) {
   std::vector<std::string_view> names;
   for (const KeySpec& spec : schema())
@@ -658,6 +851,7 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
   while (!text.empty() && text.front() == ' ')
     text.remove_prefix(1);
   if (key == "platform" || key == "kernel") return std::nullopt;  // applied before the file
+  if (auto queue = apply_queue_override(scenario, key, text, from)) return *queue;
   std::size_t entry = 0;
   const KeySpec* spec = nullptr;
   if (const auto e = entry_key(key)) {
@@ -694,6 +888,7 @@ std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view as
 
 std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   if (auto e = check_kernel_features(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
+  if (auto e = check_napi_extensions(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   // [storage] (seed 003): its own checks, src/sim/storage/storage_run.cpp.
   if (auto e = validate_storage(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   // [xdp] (seed 002): src/sim/xdp/xdp_run.cpp.
@@ -971,7 +1166,15 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
 }
 
 std::string_view to_string(NicDriver driver) {
-  return driver == NicDriver::ice ? "ice" : "i40e";
+  switch (driver) {
+    case NicDriver::ice:
+      return "ice";
+    case NicDriver::enetc:
+      return "enetc";
+    case NicDriver::i40e:
+      break;
+  }
+  return "i40e";
 }
 
 LoadResult load_scenario_text(std::string_view text, std::string_view file_name,

@@ -266,8 +266,8 @@ const KeySpec kSchema[] = {
    bind<&S::nic, &NicSection::lli_hold>()},
   {"nic.busy-poll-exit-swint", V::boolean, 0, 1, "", "true", "",
    "seed 000's fix is in the kernel since 2024; false reproduces the race", bind<&S::nic, &NicSection::busy_poll_exit_swint>()},
-  {"nic.driver", V::choice, 0, 1, "", "i40e", "i40e|ice",
-   "whose rows of the kernel table (irqmod kernel-diff) `kernel` applies: i40e (seed 000's NIC, the model's defaults) or ice (its busy-poll-exit software interrupt: unthrottled from 5.13, b7306b42beaf, throttled from 5.16, 23be7075b318); the vector model is the same",
+  {"nic.driver", V::choice, 0, 2, "", "i40e", "i40e|ice|enetc",
+   "whose rows of the kernel table (irqmod kernel-diff) `kernel` applies: i40e (seed 000's NIC, the model's defaults), ice (its busy-poll-exit software interrupt: unthrottled from 5.13, b7306b42beaf, throttled from 5.16, 23be7075b318) or enetc (seed 001's NIC: no driver row); the vector model is the same",
    bind<&S::nic, &NicSection::driver>()},
   {"nic.off-affinity-force-wb", V::boolean, 0, 1, "", "true", "",
    "i40e_napi_poll (i40e_txrx.c): a poll that used its budget on a core other than the vector's (a busy poller elsewhere, a watchdog armed there) completes, forces a write-back interrupt through ITR index 0 (i40e_force_wb) and returns budget - 1, so the work moves to the vector's core; its commit is not known (docs/research/kernel-switches.md item 10). false: a driver without the branch",
@@ -318,6 +318,12 @@ const KeySpec kSchema[] = {
    bind<&S::napi, &NapiSection::watchdog_in_softirq>()},
   {"napi.busy_poll_budget", V::integer, 1, 65'535, "frames", "8", "",
    "BUSY_POLL_BUDGET = 8 (include/net/busy_poll.h); SO_BUSY_POLL_BUDGET is a u16", bind<&S::napi, &NapiSection::busy_poll_budget>()},
+  {"napi.threaded", V::boolean, 0, 1, "", "false", "",
+   "/sys/class/net/DEV/threaded is 0 unless a driver sets dev->threaded: NAPI polls in NET_RX; true: a kernel thread per NAPI (napi/DEV-ID) is woken instead and polls until napi_complete (29863d41bb6e \"net: implement threaded-able napi poll loop support\", 5fdd2f0e5c64's sysfs file; Linux 5.12)",
+   bind<&S::napi, &NapiSection::threaded>()},
+  {"napi.thread-core", V::integer, -1, 255, "", "-1", "",
+   "-1: each NAPI thread on its vector's core (cpu.irq-cores). The kernel leaves the thread unbound (napi_kthread_create: kthread_run, no kthread_bind) and the scheduler picks a CPU at each wake-up; the model has no migration, and the interrupt's core is where a wakee of an interrupt is placed when that core is idle (an assumption). N: every NAPI thread pinned to core N (taskset, irqmod lab --napi-cpu)",
+   bind<&S::napi, &NapiSection::thread_core>()},
 
   // [cpu]
   {"cpu.cores", V::integer, 1, 256, "cores", "1", "",

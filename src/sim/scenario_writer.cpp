@@ -226,6 +226,15 @@ void write_toml(std::ostream& out, const Scenario& scenario) {
     first = false;
     write_table(out, scenario, section, 0);
   }
+  // Per-NAPI settings: each a bare number in its device-wide key's unit (polls, ns).
+  for (const auto& [queue, q] : scenario.napi.queue) {
+    out << "\n[napi.queue." << queue << "]\n";
+    if (q.defer_hard_irqs) out << "napi_defer_hard_irqs = " << *q.defer_hard_irqs << "\n";
+    if (q.gro_flush_timeout) out << "gro_flush_timeout = " << q.gro_flush_timeout->count() << "\n";
+    if (q.irq_suspend_timeout) {
+      out << "irq_suspend_timeout = " << q.irq_suspend_timeout->count() << "\n";
+    }
+  }
   for (std::size_t i = 1; i <= scenario.flows.size(); ++i) {
     out << "\n[[" << kFlowArray << "]]\n";
     write_table(out, scenario, "traffic", i);

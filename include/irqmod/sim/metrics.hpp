@@ -155,6 +155,15 @@ struct EgressQueueCounters {
   std::uint64_t dropped = 0;               // forwarded frames its ring and qdisc had no room for
 };
 
+// A NAPI context's kernel thread (napi.threaded): "napi/<dev>-<napi id>" in ps.
+struct NapiThreadCounters {
+  std::uint32_t napi_id = 0;  // the context's NAPI id (its vector + 1)
+  std::uint32_t core = 0;     // the core it runs on
+  std::uint64_t wakeups = 0;  // times a schedule woke it from sleep
+  std::uint64_t polls = 0;    // polls it ran
+  std::uint64_t yields = 0;   // cond_resched calls that gave the core to another thread
+};
+
 // OpenBSD's MCLGETI watermark over the run (nic.refill = "mclgeti").
 struct MclgetiCounters {
   std::uint64_t livelocks = 0;  // mcllivelocks: ticks the softclock was found late
@@ -259,6 +268,7 @@ struct RunReport {
   // delivered = put on the wire, dropped = by a Tx queue, in flight = waiting to be sent.
   Conservation tx_conservation;
   std::vector<QueueCounters> queues;                // by queue pair
+  std::vector<NapiThreadCounters> napi_threads;     // napi.threaded only, by vector
   std::vector<EgressQueueCounters> egress_queues;   // port 1's, by queue (a router only)
   std::vector<EgressQueueCounters> tx_only_queues;  // Tx queues beyond the pairs (nic.tx-queues)
   std::vector<CoreCounters> cores;                  // by core

@@ -8,7 +8,8 @@
 //   [traffic]  flow 0: its generator, how many 4-tuples, steering, receiving thread
 //   [[flow]]   flows 1, 2, ...: the same keys as [traffic], each a generator of its own
 //   [nic]      queues, vectors, RSS, rings, DMA, refill, Rx and Tx moderation
-//   [napi]     NAPI and busy-poll knobs     [cpu] cores, IRQ affinity, thread 0, the cost model
+//   [napi]     NAPI and busy-poll knobs; [napi.queue.N] one queue's per-NAPI settings
+//   [cpu]      cores, IRQ affinity, thread 0, the cost model
 //   [[thread]] threads 1, 2, ...: an application thread's core and how it waits
 //
 // Precedence: the schema's defaults, then the platform file, then the kernel's switches, then
@@ -26,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -185,7 +187,7 @@ struct TrafficSection {
 };
 
 // nic.driver: the Intel driver whose version-dependent behaviours `kernel` applies.
-enum class NicDriver : std::uint8_t { i40e, ice };
+enum class NicDriver : std::uint8_t { i40e, ice, enetc };
 std::string_view to_string(NicDriver driver);
 
 struct NicSection {
@@ -237,6 +239,14 @@ struct NicSection {
   friend bool operator==(const NicSection&, const NicSection&) = default;
 };
 
+// One queue's NAPI settings (napi.queue.N.KEY); unset = the device-wide [napi] key.
+struct NapiQueueSettings {
+  std::optional<std::uint32_t> defer_hard_irqs;  // napi.queue.N.napi_defer_hard_irqs
+  std::optional<Duration> gro_flush_timeout;     // napi.queue.N.gro_flush_timeout
+  std::optional<Duration> irq_suspend_timeout;   // napi.queue.N.irq_suspend_timeout
+  friend bool operator==(const NapiQueueSettings&, const NapiQueueSettings&) = default;
+};
+
 struct NapiSection {
   std::uint32_t weight{};             // napi.weight
   std::uint32_t netdev_budget{};      // napi.netdev_budget
@@ -255,6 +265,11 @@ struct NapiSection {
   bool gro_timer_after_final_poll{};  // napi.gro-timer-after-final-poll: 58e2330bd455
   bool watchdog_in_softirq{};         // napi.watchdog-in-softirq: PREEMPT_RT's soft expiry
   std::uint32_t busy_poll_budget{};   // napi.busy_poll_budget
+  bool threaded{};                    // napi.threaded: a kernel thread per NAPI polls it (5.12)
+  std::int32_t thread_core{};  // napi.thread-core: where those threads run; -1 = the vector's
+  // napi.queue.N.KEY: per-NAPI settings of queue pair N (netdev netlink napi-set, Linux 6.13),
+  // each unset one following the device-wide key of the same name.
+  std::map<std::uint32_t, NapiQueueSettings> queue;
   friend bool operator==(const NapiSection&, const NapiSection&) = default;
 };
 
@@ -511,6 +526,9 @@ class LoadResult {
 
 // Every key at its default (the defaults validate: a test checks it).
 Scenario default_scenario();
+// The defaults as `s`'s kernel sets them (its switches applied for its nic.driver): a key the
+// kernel set is not one the scenario set, for the checks that refuse keys a run would ignore.
+Scenario default_scenario_on(const Scenario& s);
 
 // Parses `text` as the contents of `file_name` (used in messages and for the default name),
 // applies `overrides` ("key=value", in order) and validates the result.

@@ -28,7 +28,8 @@ const NapiOps QueueVector::kNapiOps{
 QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue* rx,
                          TxQueue* tx, MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx,
                          Stack& stack, const Peers& peers, LazyArrivals arrivals, PollCosts costs,
-                         RefillSettings refill, Rng refill_rng)
+                         RefillSettings refill, Rng refill_rng, const napi::Config& napi,
+                         NapiThreadSettings thread)
     : world_(world),
       index_(index),
       rx_(rx),
@@ -41,7 +42,7 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       costs_(costs),
       refill_(refill),
       refill_rng_(refill_rng),
-      napi_(napi_config(scenario)),
+      napi_(napi),
       vector_(vector_config(scenario)),
       driver_(driver_config(scenario), Instant{}),
       rx_moderator_(scenario, coalesce::Direction::rx),
@@ -54,6 +55,7 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       dropped_counter_(index == 0 ? "rx dropped" : "rx dropped " + std::to_string(index)) {
   timer_irq_.owner = this;
   irq_poll_.owner = this;
+  thread_job_.owner = this;
   poll_in_irq_ = scenario.napi.poll_in_irq;
   per_descriptor_ = scenario.nic.rx_clean == RxClean::per_descriptor;
   clears_cause_ = scenario.nic.clean_clears_cause;
@@ -70,6 +72,11 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
                                                 this});
   if (rx_ && rx_moderator_.sample_interval() > Duration::zero()) {
     world_.engine.schedule(at_ns(0), endpoint_, kRateSample);
+  }
+  if (thread.enabled) {
+    // napi_kthread_create: kthread_run(napi_threaded_poll, ...), a SCHED_NORMAL kernel thread.
+    thread_core_ = &net_rx_[thread.core.value_or(irq_core_)]->core();
+    thread_id_ = thread_core_->add_thread(job_of(thread_job_), true);
   }
 }
 
@@ -194,8 +201,59 @@ std::optional<Segment> QueueVector::IrqPoll::next(Core& core) {
 }
 
 void QueueVector::schedule_on(Core& core) {
+  if (thread_core_) {
+    wake_thread();
+    return;
+  }
   napi_core_ = core.index();
   net_rx_[core.index()]->schedule(napi_ref());
+}
+
+// ---- threaded NAPI ---------------------------------------------------------------------------
+
+// ____napi_schedule with NAPI_STATE_THREADED: SCHED_THREADED is set and the thread woken; a
+// thread that is running or runnable sees the bit when it next checks (napi_thread_wait, or
+// the loop after its poll), so only a sleeping one needs the wake-up.
+void QueueVector::wake_thread() {
+  if (thread_core_->runnable(thread_id_)) return;
+  ++thread_stats_.wakeups;
+  thread_core_->wake(thread_id_);
+}
+
+namespace {
+constexpr std::string_view kThreadLabel = "napi thread";
+}  // namespace
+
+// The thread runs: the switch to it, and after a sleep the wake-up (try_to_wake_up, charged here
+// rather than to the waker); then napi_thread_wait's test, in next().
+std::optional<Segment> QueueVector::NapiThread::start(Core& core) {
+  QueueVector& q = *owner;
+  Duration cost = core.cost(q.costs_.context_switch);
+  if (!q.thread_yielded_) cost += core.cost(q.costs_.wakeup);
+  q.thread_yielded_ = false;
+  return Segment{cost, ContextKind::thread, kThreadLabel};
+}
+
+std::optional<Segment> QueueVector::NapiThread::next(Core& core) {
+  QueueVector& q = *owner;
+  if (q.thread_polling_) {
+    if (const auto more = q.poll_more(core))
+      return Segment{*more, ContextKind::thread, kThreadLabel};
+    q.thread_polling_ = false;
+    q.poll_end(core);
+    // napi_threaded_poll_loop: after a full-budget poll, cond_resched(); after a completed one
+    // napi_thread_wait finds SCHED_THREADED set again (a schedule meanwhile) and returns
+    // without schedule().
+    if (q.last_repoll_ && core.need_resched() && q.thread_owns()) {
+      ++q.thread_stats_.yields;
+      q.thread_yielded_ = true;
+      return std::nullopt;
+    }
+  }
+  if (!q.thread_owns()) return std::nullopt;  // napi_thread_wait: schedule() until woken
+  q.thread_polling_ = true;
+  ++q.thread_stats_.polls;
+  return Segment{q.poll_begin(core), ContextKind::thread, kThreadLabel};
 }
 
 // ---- the NAPI watchdog -----------------------------------------------------------------------
@@ -218,8 +276,9 @@ std::optional<Segment> QueueVector::TimerIrq::start(Core& core) {
 }
 
 std::optional<Segment> QueueVector::TimerIrq::next(Core& core) {
-  // napi_watchdog scheduled the context already; its softirq is raised on the way out.
-  owner->net_rx_[core.index()]->schedule(owner->napi_ref());
+  // napi_watchdog scheduled the context already; its softirq is raised on the way out (or, with
+  // threaded NAPI, its thread woken).
+  owner->schedule_on(core);
   return std::nullopt;
 }
 
@@ -506,7 +565,9 @@ std::optional<Duration> QueueVector::poll_more(Core& core) {
 
 int QueueVector::poll_end(Core& core) {
   const int work = poll_return(last_scan_, napi_.config().weight, core);
-  complete(napi_.softirq_poll_end(world_.now(), work), core);
+  const napi::PollResult result = napi_.softirq_poll_end(world_.now(), work);
+  last_repoll_ = result.repoll;
+  complete(result, core);
   return work;
 }
 

@@ -61,6 +61,23 @@ struct PollCosts {
   Distribution forward{};    // per frame routed out of the egress port (nic.ports = 2)
   Distribution tcp_skb{};    // per GRO skb handed to TCP
   Distribution tx_packet{};  // per frame the stack sends itself (a TCP ACK)
+  // Threaded NAPI (napi.threaded): the NAPI thread's wake-up and the switch to it, in place of
+  // the softirq's entry (which the model does not charge).
+  Distribution wakeup{};          // cpu.wakeup
+  Distribution context_switch{};  // cpu.context-switch
+};
+
+// Threaded NAPI: how to place the context's kernel thread ("napi/<dev>-<id>").
+struct NapiThreadSettings {
+  bool enabled = false;               // napi.threaded
+  std::optional<std::uint32_t> core;  // napi.thread-core; none = the vector's core
+};
+
+// What a NAPI thread did (napi.threaded), for the report.
+struct NapiThreadStats {
+  std::uint64_t wakeups = 0;  // wake_up_process calls that woke it from sleep
+  std::uint64_t polls = 0;    // polls it ran (__napi_poll in napi_threaded_poll_loop)
+  std::uint64_t yields = 0;   // cond_resched calls that gave the core to another thread
 };
 
 // What one poll took: Rx frames (delivered when it completes) and Tx completions (cleaned), and
@@ -87,11 +104,13 @@ struct RefillSettings {
 class QueueVector {
  public:
   // Vector `index` (its NAPI id is index + 1) serving `rx` and/or `tx` (at least one); its
-  // messages go to `irq_core`; `net_rx` are the cores' NET_RX objects by core index.
+  // messages go to `irq_core`; `net_rx` are the cores' NET_RX objects by core index. Its NAPI
+  // context has `napi` (the per-NAPI settings of its queue); with `thread.enabled` a kernel
+  // thread polls it instead of NET_RX.
   QueueVector(World& world, const Scenario& scenario, std::uint32_t index, RxQueue* rx, TxQueue* tx,
               MsixTable& msix, Core& irq_core, std::vector<NetRx*> net_rx, Stack& stack,
               const Peers& peers, LazyArrivals arrivals, PollCosts costs, RefillSettings refill,
-              Rng refill_rng);
+              Rng refill_rng, const napi::Config& napi, NapiThreadSettings thread);
   QueueVector(const QueueVector&) = delete;
   QueueVector& operator=(const QueueVector&) = delete;
 
@@ -153,8 +172,13 @@ class QueueVector {
   void complete(const napi::PollResult& result, Core& core);
   // hrtimer_start(..., HRTIMER_MODE_REL_PINNED): the watchdog runs on the core that armed it.
   void arm_napi_timer(Instant at, Core& core);
-  // The context is scheduled (interrupt, watchdog, resume_irqs, repoll) on `core`'s list.
+  // The context is scheduled (interrupt, watchdog, resume_irqs, repoll) on `core`'s list; with
+  // threaded NAPI its thread is woken instead (____napi_schedule's NAPI_STATE_THREADED branch).
   void schedule_on(Core& core);
+  // Threaded NAPI: whether the context has a thread, the core it runs on, what it did.
+  bool threaded() const { return thread_core_ != nullptr; }
+  std::uint32_t thread_core() const { return thread_core_ ? thread_core_->index() : 0; }
+  const NapiThreadStats& thread_stats() const { return thread_stats_; }
   Instant next_writeback() const { return arrivals_.next_writeback(arrivals_.self); }
   // Lands what arrived up to now (a busy loop does before each iteration).
   void catch_up_arrivals() { arrivals_.land(arrivals_.self, world_.now()); }
@@ -182,6 +206,16 @@ class QueueVector {
     std::optional<Segment> next(Core& core);
   };
 
+  // The NAPI thread (napi_threaded_poll): woken by a schedule, it polls while the context is
+  // its own (SCHED_THREADED), giving the core away between full-budget polls when the scheduler
+  // wants it (cond_resched), and sleeps once a poll completed and nothing scheduled it again.
+  struct NapiThread {
+    QueueVector* owner = nullptr;
+    std::optional<Segment> start(Core& core);
+    std::optional<Segment> next(Core& core);
+    bool yields() const { return owner->thread_yielded_; }
+  };
+
   // The NAPI watchdog's timer interrupt on the core that armed it.
   struct TimerIrq {
     QueueVector* owner = nullptr;
@@ -190,6 +224,11 @@ class QueueVector {
   };
 
   void on_event(const Event& event);
+  void wake_thread();
+  // SCHED_THREADED: the context is the thread's to poll (scheduled, no poll running).
+  bool thread_owns() const {
+    return napi_.owner() == napi::Owner::softirq && napi_.polling() == napi::Poller::none;
+  }
   void on_vector_due();
   void on_napi_timer();
   void on_hardirq(Core& core);
@@ -251,6 +290,13 @@ class QueueVector {
   std::uint64_t rx_written_back_ = 0;  // frames landed in the ring, counted only when tracing
   TimerIrq timer_irq_{};
   IrqPoll irq_poll_{};
+  NapiThread thread_job_{};
+  Core* thread_core_ = nullptr;  // threaded NAPI: the core its thread runs on
+  std::uint32_t thread_id_ = 0;  // ... and its number among that core's threads
+  bool thread_polling_ = false;  // its poll is running (between poll_begin and poll_end)
+  bool thread_yielded_ = false;  // it gave the core away at cond_resched, still runnable
+  bool last_repoll_ = false;     // the last softirq-style poll used its whole weight
+  NapiThreadStats thread_stats_{};
   bool poll_in_irq_ = false;
   bool per_descriptor_ = false;  // nic.rx-clean = "per-descriptor"
   bool clears_cause_ = false;    // nic.clean-clears-cause

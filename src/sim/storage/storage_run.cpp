@@ -42,7 +42,8 @@ static_assert(64 <= posted_msi::kFirstSystemVector - posted_msi::kFirstExternalV
 
 std::optional<Error> validate_storage(const Scenario& s) {
   const StorageSection& st = s.storage;
-  const Scenario defaults = default_scenario();
+  // A kernel's switches are not keys the scenario set (they stay unused in a storage run).
+  const Scenario defaults = default_scenario_on(s);
   if (st.drives == 0) {
     // Without drives no storage model is built: a storage key set would do nothing.
     if (const char* key = first_set_key(s, defaults, "storage.")) {
