@@ -11,31 +11,15 @@
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/load_helpers.hpp"
 
 namespace irqmod::sim {
 namespace {
 
-LoadResult load(const std::string& text, const std::vector<std::string>& sets = {}) {
-  return load_scenario_text(text, "test.toml", sets);
-}
-
-Scenario loaded(const std::string& text, const std::vector<std::string>& sets = {}) {
-  LoadResult r = load(text, sets);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
-  return r.ok() ? r.value() : default_scenario();
-}
-
-std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
-  LoadResult r = load(text, sets);
-  EXPECT_FALSE(r.ok());
-  return r.ok() ? "" : r.error().what();
-}
-
-RunReport run(const Scenario& s) {
-  auto r = simulate(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
-  return std::move(r).value();
-}
+using test::error_of;
+using test::load;
+using test::loaded;
+using test::run;
 
 // sockperf ping-pong on one core: the interrupt, the NAPI thread and the server share core 0.
 const std::string kPingPong = R"(platform = "x86-i40e"
