@@ -18,10 +18,7 @@
 namespace irqmod::sim {
 namespace {
 
-using test::error_of;
-using test::load;
-using test::loaded;
-using test::run;
+using namespace test;  // load, loaded, error_of, run
 
 // Seed 000's race (scenarios/seeds/000-busy-poll-exit-race.toml) without its explicit
 // busy-poll-exit-swint: the kernel decides whether the software interrupt rescues the request.

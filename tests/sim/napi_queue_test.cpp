@@ -16,10 +16,7 @@
 namespace irqmod::sim {
 namespace {
 
-using test::error_of;
-using test::load;
-using test::loaded;
-using test::run;
+using namespace test;  // load, loaded, error_of, run
 
 // Two queues, each with a flow of its own at the same rate, one vector per queue.
 const std::string kTwoQueues = R"(platform = "x86-i40e"

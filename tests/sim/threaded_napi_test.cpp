@@ -16,10 +16,7 @@
 namespace irqmod::sim {
 namespace {
 
-using test::error_of;
-using test::load;
-using test::loaded;
-using test::run;
+using namespace test;  // load, loaded, error_of, run
 
 // sockperf ping-pong on one core: the interrupt, the NAPI thread and the server share core 0.
 const std::string kPingPong = R"(platform = "x86-i40e"
