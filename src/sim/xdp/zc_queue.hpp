@@ -14,6 +14,16 @@
 // ring once per poll and, finding too few buffers, sets the fill ring's need_wakeup flag and
 // gives up until a system call schedules the context (the seed's fix: "we try once and call a
 // function that sets a flag").
+//
+// The end of i40e_napi_poll is the library's napi::Driver::poll_return: a poll that did not
+// finish (Rx at its budget, or Tx not done when reported) on a core outside the vector's
+// affinity (here: any core but the interrupt's) takes i40e's off-affinity branch: the driver
+// calls napi_complete_done itself, forces a write-back interrupt (i40e_force_wb: INTENA with
+// SWINT_TRIG through ITR index 0) and returns budget - 1, so that NAPI stops polling there and
+// the interrupt brings the context back to the vector's core. The 2019 driver had the branch:
+// Björn Töpel's tree of that time (bjoto/linux 13461a1ac213, the i40e of ndo_xsk_async_xmit and
+// i40e_clean_rx_irq_zc, before need_wakeup) has it in i40e_napi_poll. The queue keeps its own
+// interrupt (one cause, one throttle), so napi::Driver::on_poll's vector is not used.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +31,7 @@
 #include <vector>
 
 #include "irqmod/napi/context.hpp"
+#include "irqmod/napi/driver.hpp"
 #include "irqmod/sim/distribution.hpp"
 #include "irqmod/time.hpp"
 #include "sim/cpu/core.hpp"
@@ -43,6 +54,7 @@ class ZcQueue {
     std::uint32_t tx_budget = 256;       // xdp.tx-budget
     bool report_tx_work = false;         // xdp.report-tx-work
     bool irqs = true;                    // xdp.irqs
+    bool off_affinity_force_wb = true;   // nic.off-affinity-force-wb
     Duration itr{};                      // nic.rx-usecs: the least time between interrupts
     std::int64_t first_arrival_ps = 0;   // the first received frame's last bit
     std::int64_t arrival_gap_ps = 0;     // between received frames; 0: nothing is received
@@ -65,6 +77,7 @@ class ZcQueue {
     std::uint64_t refill_misses = 0;  // polls that found the fill ring short (flag set)
     std::uint64_t interrupts = 0;     // hardware and software interrupts taken
     std::uint64_t kicks = 0;          // wake-ups from system calls (ndo_xsk_wakeup)
+    std::uint64_t forced_wb = 0;      // polls that took the off-affinity branch (i40e_force_wb)
   };
 
   // `net_rx`: every core's NET_RX, by core: a context goes back on the list of the core that
@@ -110,7 +123,7 @@ class ZcQueue {
   const napi::Context& napi() const { return napi_; }
 
  private:
-  enum Kind : std::uint16_t { kInterrupt, kSoftInterrupt, kNapiTimer };
+  enum Kind : std::uint16_t { kInterrupt, kSoftInterrupt, kForcedWriteback, kNapiTimer };
 
   // The hardirq job: entry and handler, then napi_schedule on the interrupt's core.
   struct IrqJob {
@@ -129,9 +142,10 @@ class ZcQueue {
   std::uint64_t arrivals_by(Instant t) const;
   std::uint64_t sent_by(Instant t) const;
   // The poll's first half: what it takes (Rx frames, Tx completions, Tx descriptors) and the CPU
-  // time that costs. The second half: where they go; returns the work NAPI is told.
+  // time that costs. The second half: where they go; returns what i40e_napi_poll returns to NAPI
+  // on `core` (napi::Driver::poll_return).
   Duration scan(int budget, Core& core);
-  int finish();
+  int finish(const Core& core);
   void handle(const napi::PollResult& result, const Core& core);
   void enable_irq();
   void raise_irq();
@@ -141,6 +155,7 @@ class ZcQueue {
   std::vector<NetRx*> net_rx_;
   Xsk& xsk_;
   napi::Context napi_;
+  napi::Driver driver_;
   Settings settings_;
   Costs costs_;
   Counters counters_{};
@@ -162,6 +177,7 @@ class ZcQueue {
   std::uint64_t taken_clean_ = 0;    // ... its Tx completions
   std::uint64_t taken_xmit_ = 0;     // ... its Tx descriptors
   int budget_ = 0;                   // ... its budget
+  bool forced_wb_ = false;           // the last poll took the off-affinity branch
 };
 
 }  // namespace irqmod::sim
