@@ -162,8 +162,8 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   as.busy_usecs = static_cast<std::uint32_t>(s.napi.busy_read.count() / 1000);
   // The RFC's XDP_BUSY_POLL_BATCH_SIZE when the socket sets it (xsk_poll passes it to
   // napi_busy_loop, RFC 1/7 and 5/7), else the kernel's busy-poll budget.
-  as.busy_budget = static_cast<int>(x.busy_poll_batch > 0 ? x.busy_poll_batch
-                                                           : s.napi.busy_poll_budget);
+  as.busy_budget =
+      static_cast<int>(x.busy_poll_batch > 0 ? x.busy_poll_batch : s.napi.busy_poll_budget);
   as.prefer = s.napi.prefer_busy_poll;
   const Distribution& per_frame = x.app == XdpApp::rxdrop   ? cpu.xsk_rx
                                   : x.app == XdpApp::txpush ? cpu.xsk_tx
