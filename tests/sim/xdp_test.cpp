@@ -186,6 +186,10 @@ TEST(xdp, every_af_xdp_cost_is_charged) {
   EXPECT_LT(delivered({"cpu.xdp-rx=120"}), rx);
   const auto push = delivered({"xdp.app=txpush"});
   EXPECT_LT(delivered({"xdp.app=txpush", "cpu.xdp-tx=40"}), push);
+  // Waking the application asleep in poll() is charged to the driver's core (2 cores: the
+  // bottleneck), once per poll that produced.
+  EXPECT_LT(delivered({"xdp.method=poll", "cpu.wakeup=850"}),
+            delivered({"xdp.method=poll", "cpu.wakeup=0"}));
   const auto one = delivered(with(kOneCore, {"xdp.method=poll"}));
   EXPECT_LT(delivered(with(kOneCore, {"xdp.method=poll", "cpu.xsk-rx=60"})), one);
   const auto one_push = delivered(with(kOneCore, {"xdp.app=txpush"}));

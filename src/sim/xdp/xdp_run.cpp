@@ -140,8 +140,8 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   qs.first_arrival_ps = link.reception_ps(bytes);
   qs.arrival_gap_ps = receives ? gap_ps : 0;
   qs.tx_gap_ps = wire_ps;
-  const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll,
-                          cpu.xdp_rx,    cpu.xdp_tx,      cpu.tx_clean};
+  const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll, cpu.xdp_rx,
+                          cpu.xdp_tx,    cpu.tx_clean,    cpu.wakeup};
   napi::Config napi_config;
   napi_config.weight = static_cast<int>(s.napi.weight);
   napi_config.defer_hard_irqs = s.napi.defer_hard_irqs;

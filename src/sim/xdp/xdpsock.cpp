@@ -20,7 +20,7 @@ Xdpsock::Xdpsock(World& world, Core& core, Xsk& xsk, ZcQueue& queue, const Setti
                  const Costs& costs)
     : world_(world), core_(core), xsk_(xsk), queue_(queue), settings_(settings), costs_(costs) {
   thread_ = core_.add_thread(job_of(*this), false);
-  queue_.set_waiter(XskWaiter{&Xdpsock::notify_thunk, this});
+  queue_.set_waiter(XskWaiter{&Xdpsock::notify_thunk, &Xdpsock::asleep_thunk, this});
 }
 
 void Xdpsock::notify() {

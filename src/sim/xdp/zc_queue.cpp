@@ -23,8 +23,8 @@ napi::DriverConfig driver_config(const ZcQueue::Settings& settings) {
 
 }  // namespace
 
-const NapiOps ZcQueue::kOps{&ZcQueue::take_thunk, &ZcQueue::poll_begin_thunk, nullptr,
-                            &ZcQueue::poll_end_thunk};
+const NapiOps ZcQueue::kOps{&ZcQueue::take_thunk, &ZcQueue::poll_begin_thunk,
+                            &ZcQueue::poll_more_thunk, &ZcQueue::poll_end_thunk};
 
 ZcQueue::ZcQueue(World& world, Core& irq_core, std::vector<NetRx*> net_rx, Xsk& xsk,
                  const napi::Config& napi, const Settings& settings, const Costs& costs)
@@ -93,6 +93,7 @@ Duration ZcQueue::scan(int budget, Core& core) {
   taken_xmit_ =
       xsk_.tx.consume(std::min<std::uint64_t>({settings_.tx_budget, ring_room, completion_room}));
   hw_tx_cleaned_ += taken_clean_;
+  woke_ = false;
   return core.cost(costs_.napi_poll) + core.cost(costs_.rx, static_cast<std::int64_t>(taken_rx_)) +
          core.cost(costs_.tx_clean, static_cast<std::int64_t>(taken_clean_)) +
          core.cost(costs_.tx, static_cast<std::int64_t>(taken_xmit_));
@@ -237,6 +238,18 @@ bool ZcQueue::take_thunk(void* self, const Core&) {
 Duration ZcQueue::poll_begin_thunk(void* self, Core& core) {
   auto* q = static_cast<ZcQueue*>(self);
   return q->scan(q->napi_.softirq_poll_begin(), core);
+}
+
+// The softirq poll's cleaning is done: the flush (xsk_flush -> sk_data_ready) wakes an
+// application asleep in poll(), and the waker pays try_to_wake_up and its IPI on this core, as
+// the storage completion path charges its "wake submitter". A busy-polling application is awake.
+std::optional<Duration> ZcQueue::poll_more_thunk(void* self, Core& core) {
+  auto* q = static_cast<ZcQueue*>(self);
+  const bool produces = q->taken_rx_ > 0 || q->taken_clean_ > 0;
+  if (q->woke_ || !produces || !q->waiter_.asleep || !q->waiter_.asleep(q->waiter_.self))
+    return std::nullopt;
+  q->woke_ = true;
+  return core.cost(q->costs_.wakeup);
 }
 
 int ZcQueue::poll_end_thunk(void* self, Core& core) {

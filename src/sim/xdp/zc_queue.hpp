@@ -40,9 +40,12 @@
 
 namespace irqmod::sim {
 
-// The application thread's side: told when the driver produced on a ring it consumes.
+// The application thread's side: told when the driver produced on a ring it consumes, and asked
+// whether it sleeps in poll() (then the driver's xsk_flush -> sk_data_ready wakes it, and the
+// waker pays the wake-up: try_to_wake_up and its IPI, on the driver's core).
 struct XskWaiter {
   void (*notify)(void* self) = nullptr;
+  bool (*asleep)(const void* self) = nullptr;
   void* self = nullptr;
 };
 
@@ -67,6 +70,7 @@ class ZcQueue {
     Distribution rx;           // cpu.xdp-rx: per frame received and redirected
     Distribution tx;           // cpu.xdp-tx: per frame sent
     Distribution tx_clean;     // cpu.tx-clean: per Tx completion cleaned
+    Distribution wakeup;       // cpu.wakeup: waking the application asleep in poll()
   };
   struct Counters {
     std::uint64_t arrived = 0;        // frames that reached the port
@@ -134,6 +138,7 @@ class ZcQueue {
 
   static bool take_thunk(void* self, const Core& core);
   static Duration poll_begin_thunk(void* self, Core& core);
+  static std::optional<Duration> poll_more_thunk(void* self, Core& core);
   static int poll_end_thunk(void* self, Core& core);
   static const NapiOps kOps;
   NapiRef ref() { return NapiRef{&kOps, this}; }
@@ -178,6 +183,7 @@ class ZcQueue {
   std::uint64_t taken_xmit_ = 0;     // ... its Tx descriptors
   int budget_ = 0;                   // ... its budget
   bool forced_wb_ = false;           // the last poll took the off-affinity branch
+  bool woke_ = false;                // the running poll charged waking the application
 };
 
 }  // namespace irqmod::sim
