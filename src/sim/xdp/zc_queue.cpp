@@ -131,7 +131,6 @@ int ZcQueue::finish(const Core& core) {
   // A poll that did not finish on a core other than the interrupt's: the off-affinity branch.
   const int returned = driver_.poll_return(work, budget, core.index() == irq_core_.index());
   forced_wb_ = returned != work;
-  if (forced_wb_) ++counters_.forced_wb;
   return returned;
 }
 

@@ -81,7 +81,6 @@ class ZcQueue {
     std::uint64_t refill_misses = 0;  // polls that found the fill ring short (flag set)
     std::uint64_t interrupts = 0;     // hardware and software interrupts taken
     std::uint64_t kicks = 0;          // wake-ups from system calls (ndo_xsk_wakeup)
-    std::uint64_t forced_wb = 0;      // polls that took the off-affinity branch (i40e_force_wb)
   };
 
   // `net_rx`: every core's NET_RX, by core: a context goes back on the list of the core that
