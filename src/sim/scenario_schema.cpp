@@ -443,9 +443,12 @@ const KeySpec kSchema[] = {
    "seed 002: i40e does not honour the NAPI budget on Tx and sets it to 256", bind<&S::xdp, &XdpSection::tx_budget>()},
   {"xdp.report-tx-work", V::boolean, 0, 1, "", "false", "",
    "seed 002: i40e's Tx work is not reported back to NAPI", bind<&S::xdp, &XdpSection::report_tx_work>()},
-  {"xdp.busy-loop-end", V::choice, 0, 1, "", "rx-empty-tx-full", "rx-empty-tx-full|once",
-   "seed 002's RFC: busy_loop_end ends the loop when Rx is empty or Tx is full; once = mainline since 5.11 (sk_busy_loop(sk, 1) in xsk recvmsg/sendmsg/poll)",
+  {"xdp.busy-loop-end", V::choice, 0, 2, "", "rx-empty-tx-full", "rx-empty-tx-full|once|poll-events",
+   "seed 002's RFC: busy_loop_end ends the loop when the driver's Rx ring is empty or its Tx ring is full; poll-events = the RFC's loop as Sridhar Samudrala's review of patch 5/7 asked (xskq_empty_desc on the socket's Rx ring, xskq_full_desc on its Tx ring: the loop ends when poll() has an event to report); once = mainline since 5.11 (sk_busy_loop(sk, 1) in xsk recvmsg/sendmsg/poll)",
    bind<&S::xdp, &XdpSection::busy_loop_end>()},
+  {"xdp.busy-poll-batch", V::integer, 0, 64, "frames", "0", "",
+   "seed 002's RFC: the socket's busy-poll budget, XDP_BUSY_POLL_BATCH_SIZE (\"[RFC bpf-next 4/7]\" and 5/7, 2 May 2019: 1 to NAPI_POLL_WEIGHT), never merged; 0 = no such option, busy polls use napi.busy_poll_budget (8 before Linux 5.11)",
+   bind<&S::xdp, &XdpSection::busy_poll_batch>()},
 
   // [[thread]]: application threads 1, 2, ...
   {"thread.core", V::integer, 0, 255, "", "0", "",

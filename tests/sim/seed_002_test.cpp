@@ -80,19 +80,21 @@ const std::map<std::string, Cell>& table() {
 }
 
 // Orderings of the seed (values more than 10 % apart within a column) that the model inverts
-// (higher, lower): the findings of docs/seeds.md.
-// All involve a busypoll cell: the model's busy loop pays a poll's fixed cost (cpu.napi-poll)
-// twice per poll() (an iteration and busy_poll_stop's final poll, as 2019's dev.c did) plus
-// cpu.busy-poll-iteration, and on two cores the application's busy loop takes the context
-// whenever the softirq completed it and does the driver's work on its own core; the seed's
-// busypoll rows gain where the model loses (Tx +47 % over poll on one core in the seed, -5 % here).
+// (higher, lower): the findings of docs/seeds.md. All are txpush's busypoll cells. On two cores the
+// RFC's xdpsock makes no sendto() kick and the model's Tx raises no completion interrupt, so
+// nothing brings core 0 in: the application's busy loop does the driver's Tx work on its own core
+// (18.0, as on one core; the seed's 31.9 says core 0 did it). i40e's off-affinity branch does not
+// help Tx: i40e_xmit_zc's 256 never fills at 64 per batch, so the poll completes. On one core the
+// busy loop pays a system call, an iteration and two polls' fixed cost (busy_poll_stop's final
+// poll, as 2019's dev.c did) per poll() of 64 frames: the seed's busy poll gains 47 % over poll on
+// one-core Tx, the model's loses 5 %. The rxdrop and l2fwd inversions of the previous revision
+// (busypoll / 2 / rxdrop below poll / 2, poll / 1 and busypoll / 1) went away with the RFC's loop
+// end as Sridhar's review asked (the socket's rings) and the off-affinity branch.
 const std::set<std::pair<std::string, std::string>> kKnownMisses = {
     {"busypoll-1-n-txpush", "poll-1-y-txpush"},     {"busypoll-1-n-txpush", "rtc-1-y-txpush"},
     {"busypoll-1-y-txpush", "poll-1-y-txpush"},     {"busypoll-1-y-txpush", "rtc-1-y-txpush"},
-    {"busypoll-2-y-rxdrop", "busypoll-1-y-rxdrop"}, {"busypoll-2-y-rxdrop", "poll-1-y-rxdrop"},
-    {"busypoll-2-y-rxdrop", "poll-2-y-rxdrop"},     {"busypoll-2-y-txpush", "busypoll-1-n-txpush"},
-    {"busypoll-2-y-txpush", "busypoll-1-y-txpush"}, {"busypoll-2-y-txpush", "poll-1-y-txpush"},
-    {"busypoll-2-y-txpush", "rtc-1-y-txpush"},
+    {"busypoll-2-y-txpush", "busypoll-1-n-txpush"}, {"busypoll-2-y-txpush", "busypoll-1-y-txpush"},
+    {"busypoll-2-y-txpush", "poll-1-y-txpush"},     {"busypoll-2-y-txpush", "rtc-1-y-txpush"},
 };
 
 TEST(seed_002, within_each_application_the_model_orders_cells_as_the_seed_wherever_they_differ) {
@@ -126,6 +128,18 @@ TEST(seed_002, one_core_run_to_completion_rxdrop_crawls) {
   EXPECT_GT(mpps(fixed), 0.3 * cells.at("rtc-2-y-rxdrop").model);
 }
 
+// The two-core busypoll rows with the 2019 i40e's off-affinity branch: the driver's Rx work goes
+// back to core 0 and the application's busy loop ends on the socket's rings, so rxdrop and l2fwd
+// run near their r-t-c figures (the seed: 10.5 and 7.9 against 11.2 and 8.6).
+TEST(seed_002, two_core_busy_poll_keeps_the_driver_on_the_interrupts_core_for_rxdrop_and_l2fwd) {
+  const auto& cells = table();
+  for (const char* app : {"rxdrop", "l2fwd"}) {
+    const std::string bp = std::string("busypoll-2-y-") + app, rtc = std::string("rtc-2-y-") + app;
+    EXPECT_GT(cells.at(bp).model, 0.9 * cells.at(rtc).model) << app;
+    EXPECT_LE(cells.at(bp).model, cells.at(rtc).model * 1.001) << app;
+  }
+}
+
 TEST(seed_002, the_fitted_cells_land_on_the_seed) {
   const auto& cells = table();
   for (const char* v : {"rtc-2-y-txpush", "rtc-2-y-rxdrop"})
@@ -154,7 +168,9 @@ TEST(seed_002, runs_are_deterministic_and_pinned) {
   const RunReport b = run(s);
   EXPECT_EQ(a.delivered_packets, b.delivered_packets);
   EXPECT_EQ(a.events, b.events);
-  EXPECT_EQ(a.delivered_packets, 51584U);
+  // 51584 before the RFC's loop end followed Sridhar's review (poll-events): the first 10 ms of a
+  // one-core l2fwd run end their busy loops on the socket's rings.
+  EXPECT_EQ(a.delivered_packets, 51349U);
 }
 
 }  // namespace

@@ -360,23 +360,26 @@ enum class XdpMethod : std::uint8_t {
 enum class XdpLoopEnd : std::uint8_t {
   rx_empty_tx_full,  // seed 002's RFC: busy_loop_end when Rx is empty or Tx is full (or timeout)
   once,              // mainline since 5.11: sk_busy_loop(sk, 1), one iteration (non-blocking)
+  poll_events,       // seed 002's RFC as Sridhar's review asked: when poll() has an event to
+                     // report (the socket's Rx ring not empty, its Tx ring not full; or timeout)
 };
 
 // [xdp]: one AF_XDP socket in zero-copy mode on queue 0, driven by an xdpsock application.
 struct XdpSection {
-  XdpApp app{};                // xdp.app: none = no AF_XDP model
-  XdpMethod method{};          // xdp.method
-  bool irqs{};                 // xdp.irqs: the NAPI context has an interrupt
-  bool need_wakeup{};          // xdp.need-wakeup: the app obeys the fill ring's flag
-  std::uint32_t frames{};      // xdp.frames: UMEM frames
-  std::uint32_t fill_ring{};   // xdp.fill-ring: descriptors
-  std::uint32_t comp_ring{};   // xdp.comp-ring
-  std::uint32_t rx_ring{};     // xdp.rx-ring
-  std::uint32_t tx_ring{};     // xdp.tx-ring
-  std::uint32_t batch{};       // xdp.batch: descriptors per application loop
-  std::uint32_t tx_budget{};   // xdp.tx-budget: Tx descriptors per driver poll
-  bool report_tx_work{};       // xdp.report-tx-work: Tx work counts toward the NAPI budget
-  XdpLoopEnd busy_loop_end{};  // xdp.busy-loop-end
+  XdpApp app{};                     // xdp.app: none = no AF_XDP model
+  XdpMethod method{};               // xdp.method
+  bool irqs{};                      // xdp.irqs: the NAPI context has an interrupt
+  bool need_wakeup{};               // xdp.need-wakeup: the app obeys the fill ring's flag
+  std::uint32_t frames{};           // xdp.frames: UMEM frames
+  std::uint32_t fill_ring{};        // xdp.fill-ring: descriptors
+  std::uint32_t comp_ring{};        // xdp.comp-ring
+  std::uint32_t rx_ring{};          // xdp.rx-ring
+  std::uint32_t tx_ring{};          // xdp.tx-ring
+  std::uint32_t batch{};            // xdp.batch: descriptors per application loop
+  std::uint32_t tx_budget{};        // xdp.tx-budget: Tx descriptors per driver poll
+  bool report_tx_work{};            // xdp.report-tx-work: Tx work counts toward the NAPI budget
+  XdpLoopEnd busy_loop_end{};       // xdp.busy-loop-end
+  std::uint32_t busy_poll_batch{};  // xdp.busy-poll-batch: the RFC's per-socket budget; 0 = none
   friend bool operator==(const XdpSection&, const XdpSection&) = default;
 };
 

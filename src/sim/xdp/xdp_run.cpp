@@ -57,14 +57,6 @@ std::optional<Error> validate_xdp(const Scenario& s) {
                  "thread fed by constant-rate frames, without warm-up or rate search; allowed: "
                  "the default, or xdp.app = \"none\""};
   }
-  if (s.nic.off_affinity_force_wb != defaults.nic.off_affinity_force_wb) {
-    // ZcQueue drives its own interrupt and does not go through napi::Driver, where i40e's
-    // off-affinity branch is modelled: the key would be ignored either way.
-    return Error{"nic.off-affinity-force-wb",
-                 "the AF_XDP queue (ZcQueue) does not model i40e_napi_poll's off-affinity branch "
-                 "(a full busy poll on the application's core keeps the queue there), so this "
-                 "would do nothing; allowed: the default"};
-  }
   if (!x.irqs && x.method != XdpMethod::busypoll) {
     return Error{"xdp.irqs",
                  "a NAPI context without an interrupt is driven only by busy polling; allowed: "
@@ -79,6 +71,13 @@ std::optional<Error> validate_xdp(const Scenario& s) {
     return Error{"xdp.busy-loop-end",
                  "only a busy poll has a loop end; allowed: the default, or xdp.method = "
                  "\"busypoll\""};
+  }
+  if (x.busy_poll_batch > 0 &&
+      (x.method != XdpMethod::busypoll || x.busy_loop_end == XdpLoopEnd::once)) {
+    return Error{"xdp.busy-poll-batch",
+                 "the RFC's per-socket busy-poll batch belongs to the RFC's busy poll; allowed: 0, "
+                 "or xdp.method = \"busypoll\" with xdp.busy-loop-end = \"rx-empty-tx-full\" or "
+                 "\"poll-events\""};
   }
   if (s.nic.rx_ring < 2 || s.nic.tx_ring < 2) {
     return Error{s.nic.rx_ring < 2 ? "nic.rx-ring" : "nic.tx-ring",
@@ -136,12 +135,13 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   qs.tx_budget = x.tx_budget;
   qs.report_tx_work = x.report_tx_work;
   qs.irqs = x.irqs;
+  qs.off_affinity_force_wb = s.nic.off_affinity_force_wb;
   qs.itr = microseconds(s.nic.rx_usecs);
   qs.first_arrival_ps = link.reception_ps(bytes);
   qs.arrival_gap_ps = receives ? gap_ps : 0;
   qs.tx_gap_ps = wire_ps;
-  const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll,
-                          cpu.xdp_rx,    cpu.xdp_tx,      cpu.tx_clean};
+  const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll, cpu.xdp_rx,
+                          cpu.xdp_tx,    cpu.tx_clean,    cpu.wakeup};
   napi::Config napi_config;
   napi_config.weight = static_cast<int>(s.napi.weight);
   napi_config.defer_hard_irqs = s.napi.defer_hard_irqs;
@@ -160,7 +160,10 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   as.frames = x.frames;
   as.loop_end = x.busy_loop_end;
   as.busy_usecs = static_cast<std::uint32_t>(s.napi.busy_read.count() / 1000);
-  as.busy_budget = static_cast<int>(s.napi.busy_poll_budget);
+  // The RFC's XDP_BUSY_POLL_BATCH_SIZE when the socket sets it (xsk_poll passes it to
+  // napi_busy_loop, RFC 1/7 and 5/7), else the kernel's busy-poll budget.
+  as.busy_budget =
+      static_cast<int>(x.busy_poll_batch > 0 ? x.busy_poll_batch : s.napi.busy_poll_budget);
   as.prefer = s.napi.prefer_busy_poll;
   const Distribution& per_frame = x.app == XdpApp::rxdrop   ? cpu.xsk_rx
                                   : x.app == XdpApp::txpush ? cpu.xsk_tx

@@ -20,7 +20,7 @@ Xdpsock::Xdpsock(World& world, Core& core, Xsk& xsk, ZcQueue& queue, const Setti
                  const Costs& costs)
     : world_(world), core_(core), xsk_(xsk), queue_(queue), settings_(settings), costs_(costs) {
   thread_ = core_.add_thread(job_of(*this), false);
-  queue_.set_waiter(XskWaiter{&Xdpsock::notify_thunk, this});
+  queue_.set_waiter(XskWaiter{&Xdpsock::notify_thunk, &Xdpsock::asleep_thunk, this});
 }
 
 void Xdpsock::notify() {
@@ -61,8 +61,7 @@ Segment Xdpsock::syscall(Step step, Core& core) {
 // kick (complete_tx_only: `if (!opt_busy_poll) kick_tx(xsk)`; complete_tx_l2fwd: `if
 // (!opt_poll)`) and poll(fds, num_socks, 0), which never sleeps.
 bool Xdpsock::rfc_busy_poll() const {
-  return settings_.method == XdpMethod::busypoll &&
-         settings_.loop_end == XdpLoopEnd::rx_empty_tx_full;
+  return settings_.method == XdpMethod::busypoll && settings_.loop_end != XdpLoopEnd::once;
 }
 
 // complete_tx_*: a sendto() kick while frames are outstanding, then the completions.
@@ -220,8 +219,14 @@ std::optional<Segment> Xdpsock::busy_next(Core& core) {
   polling_ = false;
   bool end = settings_.loop_end == XdpLoopEnd::once || core.need_resched();
   if (!end) {
-    const napi::LoopEnd rule{false, true, true};
-    const napi::LoopState state{false, queue_.rx_empty(), queue_.tx_full()};
+    // The seed's words ("if the Rx queue is empty or the Tx queue is full") read as the driver's
+    // rings, or as Sridhar's review of patch 5/7 asked ("check for xskq_full_desc on TX and
+    // xskq_empty_desc on RX", the socket's rings that xsk_poll's mask reads): end when poll()
+    // has an event for the application, as sk_busy_loop_end does for a socket.
+    const bool events = settings_.loop_end == XdpLoopEnd::poll_events;
+    const napi::LoopEnd rule{events, !events, !events};
+    const napi::LoopState state{events && has_event(), !events && queue_.rx_empty(),
+                                !events && queue_.tx_full()};
     end = napi::busy_loop_end(rule, state, busy_start_, core.now(), settings_.busy_usecs);
   }
   if (!end) return busy_iteration(core);

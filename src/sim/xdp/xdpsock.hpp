@@ -87,6 +87,9 @@ class Xdpsock {
   enum class After : std::uint8_t { poll, send };  // which system call a busy loop serves
 
   static void notify_thunk(void* self) { static_cast<Xdpsock*>(self)->notify(); }
+  static bool asleep_thunk(const void* self) {
+    return static_cast<const Xdpsock*>(self)->sleeping_;
+  }
   void notify();
   std::optional<Segment> top(Core& core);
   Segment syscall(Step step, Core& core);

@@ -11,10 +11,20 @@ namespace {
 constexpr std::string_view kIrqLabel = "hardirq";
 constexpr std::int64_t kPsPerNs = 1000;
 
+// i40e_napi_poll's end as the 2019 driver had it: no adaptive ITR here (the queue's interrupt has
+// one fixed throttle) and no seed 000 fix (6.9), only the off-affinity branch, when the scenario
+// keeps it.
+napi::DriverConfig driver_config(const ZcQueue::Settings& settings) {
+  napi::DriverConfig config;
+  config.busy_poll_exit_swint = false;
+  config.off_affinity_force_wb = settings.off_affinity_force_wb;
+  return config;
+}
+
 }  // namespace
 
-const NapiOps ZcQueue::kOps{&ZcQueue::take_thunk, &ZcQueue::poll_begin_thunk, nullptr,
-                            &ZcQueue::poll_end_thunk};
+const NapiOps ZcQueue::kOps{&ZcQueue::take_thunk, &ZcQueue::poll_begin_thunk,
+                            &ZcQueue::poll_more_thunk, &ZcQueue::poll_end_thunk};
 
 ZcQueue::ZcQueue(World& world, Core& irq_core, std::vector<NetRx*> net_rx, Xsk& xsk,
                  const napi::Config& napi, const Settings& settings, const Costs& costs)
@@ -23,6 +33,7 @@ ZcQueue::ZcQueue(World& world, Core& irq_core, std::vector<NetRx*> net_rx, Xsk& 
       net_rx_(std::move(net_rx)),
       xsk_(xsk),
       napi_(napi),
+      driver_(driver_config(settings), world.now()),
       settings_(settings),
       costs_(costs) {
   irq_job_.owner = this;
@@ -82,12 +93,13 @@ Duration ZcQueue::scan(int budget, Core& core) {
   taken_xmit_ =
       xsk_.tx.consume(std::min<std::uint64_t>({settings_.tx_budget, ring_room, completion_room}));
   hw_tx_cleaned_ += taken_clean_;
+  woke_ = false;
   return core.cost(costs_.napi_poll) + core.cost(costs_.rx, static_cast<std::int64_t>(taken_rx_)) +
          core.cost(costs_.tx_clean, static_cast<std::int64_t>(taken_clean_)) +
          core.cost(costs_.tx, static_cast<std::int64_t>(taken_xmit_));
 }
 
-int ZcQueue::finish() {
+int ZcQueue::finish(const Core& core) {
   const int budget = budget_;
   // XDP_REDIRECT into the socket; a full Rx ring drops the frame and its buffer is reused.
   const std::uint64_t redirected = xsk_.rx.produce(taken_rx_);
@@ -115,12 +127,30 @@ int ZcQueue::finish() {
   if (settings_.report_tx_work && taken_xmit_ == settings_.tx_budget) work = budget;
   taken_rx_ = taken_clean_ = taken_xmit_ = 0;
   if (produced && waiter_.notify) waiter_.notify(waiter_.self);
-  return std::min(work, budget);
+  work = std::min(work, budget);
+  // A poll that did not finish on a core other than the interrupt's: the off-affinity branch.
+  const int returned = driver_.poll_return(work, budget, core.index() == irq_core_.index());
+  forced_wb_ = returned != work;
+  return returned;
 }
 
 void ZcQueue::handle(const napi::PollResult& result, const Core& core) {
   if (result.repoll) net_rx_[core.index()]->schedule(ref());
-  if (result.completion == napi::Completion::rearm) enable_irq();
+  if (forced_wb_) {
+    // i40e_force_wb in place of i40e_update_enable_itr (napi_complete_done's answer ignored):
+    // INTENA with a software trigger through ITR index 0, so the interrupt fires on the vector's
+    // core once the Rx throttle allows; a busy poller still holding the context sees it as
+    // MISSED, as any interrupt.
+    forced_wb_ = false;
+    enable_irq();
+    if (settings_.irqs) {
+      Instant at = world_.now();
+      if (last_irq_) at = std::max(at, *last_irq_ + settings_.itr);
+      world_.engine.schedule(at, endpoint_, kForcedWriteback);
+    }
+  } else if (result.completion == napi::Completion::rearm) {
+    enable_irq();
+  }
   if (result.arm_timer) world_.engine.arm(timer_slot_, *result.arm_timer, endpoint_, kNapiTimer);
 }
 
@@ -178,6 +208,10 @@ void ZcQueue::on_event(const Event& event) {
     if (napi_.owner() == napi::Owner::none) raise_irq();
     return;
   }
+  if (event.kind() == kForcedWriteback) {
+    if (irq_enabled_) raise_irq();
+    return;
+  }
   if (irq_enabled_) raise_irq();
 }
 
@@ -205,9 +239,21 @@ Duration ZcQueue::poll_begin_thunk(void* self, Core& core) {
   return q->scan(q->napi_.softirq_poll_begin(), core);
 }
 
+// The softirq poll's cleaning is done: the flush (xsk_flush -> sk_data_ready) wakes an
+// application asleep in poll(), and the waker pays try_to_wake_up and its IPI on this core, as
+// the storage completion path charges its "wake submitter". A busy-polling application is awake.
+std::optional<Duration> ZcQueue::poll_more_thunk(void* self, Core& core) {
+  auto* q = static_cast<ZcQueue*>(self);
+  const bool produces = q->taken_rx_ > 0 || q->taken_clean_ > 0;
+  if (q->woke_ || !produces || !q->waiter_.asleep || !q->waiter_.asleep(q->waiter_.self))
+    return std::nullopt;
+  q->woke_ = true;
+  return core.cost(q->costs_.wakeup);
+}
+
 int ZcQueue::poll_end_thunk(void* self, Core& core) {
   auto* q = static_cast<ZcQueue*>(self);
-  const int work = q->finish();
+  const int work = q->finish(core);
   q->handle(q->napi_.softirq_poll_end(core.now(), work), core);
   return work;
 }
@@ -219,7 +265,7 @@ Duration ZcQueue::busy_poll_begin(int budget, Core& core) {
 }
 
 void ZcQueue::busy_poll_end(Core& core) {
-  const int work = finish();
+  const int work = finish(core);
   handle(napi_.busy_poll_end(core.now(), work), core);
 }
 
@@ -231,7 +277,7 @@ Duration ZcQueue::busy_poll_stop(bool prefer, int budget, Core& core) {
 }
 
 void ZcQueue::final_poll_end(Core& core) {
-  const int work = finish();
+  const int work = finish(core);
   handle(napi_.final_poll_end(core.now(), work), core);
 }
 

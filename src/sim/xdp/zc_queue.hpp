@@ -14,6 +14,16 @@
 // ring once per poll and, finding too few buffers, sets the fill ring's need_wakeup flag and
 // gives up until a system call schedules the context (the seed's fix: "we try once and call a
 // function that sets a flag").
+//
+// The end of i40e_napi_poll is the library's napi::Driver::poll_return: a poll that did not
+// finish (Rx at its budget, or Tx not done when reported) on a core outside the vector's
+// affinity (here: any core but the interrupt's) takes i40e's off-affinity branch: the driver
+// calls napi_complete_done itself, forces a write-back interrupt (i40e_force_wb: INTENA with
+// SWINT_TRIG through ITR index 0) and returns budget - 1, so that NAPI stops polling there and
+// the interrupt brings the context back to the vector's core. The 2019 driver had the branch:
+// Björn Töpel's tree of that time (bjoto/linux 13461a1ac213, the i40e of ndo_xsk_async_xmit and
+// i40e_clean_rx_irq_zc, before need_wakeup) has it in i40e_napi_poll. The queue keeps its own
+// interrupt (one cause, one throttle), so napi::Driver::on_poll's vector is not used.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +31,7 @@
 #include <vector>
 
 #include "irqmod/napi/context.hpp"
+#include "irqmod/napi/driver.hpp"
 #include "irqmod/sim/distribution.hpp"
 #include "irqmod/time.hpp"
 #include "sim/cpu/core.hpp"
@@ -29,9 +40,12 @@
 
 namespace irqmod::sim {
 
-// The application thread's side: told when the driver produced on a ring it consumes.
+// The application thread's side: told when the driver produced on a ring it consumes, and asked
+// whether it sleeps in poll() (then the driver's xsk_flush -> sk_data_ready wakes it, and the
+// waker pays the wake-up: try_to_wake_up and its IPI, on the driver's core).
 struct XskWaiter {
   void (*notify)(void* self) = nullptr;
+  bool (*asleep)(const void* self) = nullptr;
   void* self = nullptr;
 };
 
@@ -43,6 +57,7 @@ class ZcQueue {
     std::uint32_t tx_budget = 256;       // xdp.tx-budget
     bool report_tx_work = false;         // xdp.report-tx-work
     bool irqs = true;                    // xdp.irqs
+    bool off_affinity_force_wb = true;   // nic.off-affinity-force-wb
     Duration itr{};                      // nic.rx-usecs: the least time between interrupts
     std::int64_t first_arrival_ps = 0;   // the first received frame's last bit
     std::int64_t arrival_gap_ps = 0;     // between received frames; 0: nothing is received
@@ -55,6 +70,7 @@ class ZcQueue {
     Distribution rx;           // cpu.xdp-rx: per frame received and redirected
     Distribution tx;           // cpu.xdp-tx: per frame sent
     Distribution tx_clean;     // cpu.tx-clean: per Tx completion cleaned
+    Distribution wakeup;       // cpu.wakeup: waking the application asleep in poll()
   };
   struct Counters {
     std::uint64_t arrived = 0;        // frames that reached the port
@@ -110,7 +126,7 @@ class ZcQueue {
   const napi::Context& napi() const { return napi_; }
 
  private:
-  enum Kind : std::uint16_t { kInterrupt, kSoftInterrupt, kNapiTimer };
+  enum Kind : std::uint16_t { kInterrupt, kSoftInterrupt, kForcedWriteback, kNapiTimer };
 
   // The hardirq job: entry and handler, then napi_schedule on the interrupt's core.
   struct IrqJob {
@@ -121,6 +137,7 @@ class ZcQueue {
 
   static bool take_thunk(void* self, const Core& core);
   static Duration poll_begin_thunk(void* self, Core& core);
+  static std::optional<Duration> poll_more_thunk(void* self, Core& core);
   static int poll_end_thunk(void* self, Core& core);
   static const NapiOps kOps;
   NapiRef ref() { return NapiRef{&kOps, this}; }
@@ -129,9 +146,10 @@ class ZcQueue {
   std::uint64_t arrivals_by(Instant t) const;
   std::uint64_t sent_by(Instant t) const;
   // The poll's first half: what it takes (Rx frames, Tx completions, Tx descriptors) and the CPU
-  // time that costs. The second half: where they go; returns the work NAPI is told.
+  // time that costs. The second half: where they go; returns what i40e_napi_poll returns to NAPI
+  // on `core` (napi::Driver::poll_return).
   Duration scan(int budget, Core& core);
-  int finish();
+  int finish(const Core& core);
   void handle(const napi::PollResult& result, const Core& core);
   void enable_irq();
   void raise_irq();
@@ -141,6 +159,7 @@ class ZcQueue {
   std::vector<NetRx*> net_rx_;
   Xsk& xsk_;
   napi::Context napi_;
+  napi::Driver driver_;
   Settings settings_;
   Costs costs_;
   Counters counters_{};
@@ -162,6 +181,8 @@ class ZcQueue {
   std::uint64_t taken_clean_ = 0;    // ... its Tx completions
   std::uint64_t taken_xmit_ = 0;     // ... its Tx descriptors
   int budget_ = 0;                   // ... its budget
+  bool forced_wb_ = false;           // the last poll took the off-affinity branch
+  bool woke_ = false;                // the running poll charged waking the application
 };
 
 }  // namespace irqmod::sim
