@@ -125,13 +125,15 @@ int run_tune(const TuneArgs& args) {
   request.evaluations = args.evaluations;
   request.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
 
+  // The outputs before the runs: a path that cannot be written fails now.
+  TableFiles files;
+  if (const int opened = open_table_files(args.csv, args.json, "", "tune", files)) return opened;
   const sweep::TuneResult result = sweep::tune(request);
   if (result.error) {
     std::cerr << "irqmod tune: " << result.error->message << "\n";
     return result.error->bad_input ? kExitBadInput : kExitRunFailed;
   }
-  if (const int written = write_table_files(result.table, args.csv, args.json, "tune"))
-    return written;
+  if (const int written = write_table_files(files, result.table, {}, "tune")) return written;
 
   std::string goal = "minimise " + request.minimize.name;
   for (std::size_t i = 0; i < request.constraints.size(); ++i)
