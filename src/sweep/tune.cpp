@@ -11,6 +11,9 @@
 namespace irqmod::sweep {
 namespace {
 
+// What NLopt is told a refused setting costs: worse than any run.
+constexpr double kRefused = 1e30;
+
 struct Evaluation {
   std::vector<std::string> overrides;
   PointRow row;
@@ -23,10 +26,13 @@ class PointSearch {
       : request_(request), grid_(std::move(grid_overrides)) {}
 
   void run() {
-    if (request_.search.empty()) {
-      evaluate({});
+    // The grid point at the middle of the searched ranges: refused, the grid point is skipped
+    // (its own keys clash, or the scenario's with them); NLopt starts there otherwise.
+    if (refused(evaluate(settings(std::vector<double>(request_.search.size(), 0.5))))) {
+      skipped_point = true;
       return;
     }
+    if (request_.search.empty()) return;
     const unsigned n = static_cast<unsigned>(request_.search.size());
     nlopt::opt opt(nlopt::LN_COBYLA, n);
     opt.set_lower_bounds(std::vector<double>(n, 0.0));
@@ -52,6 +58,9 @@ class PointSearch {
 
   std::vector<Evaluation> evaluations;
   Table table;
+  bool skipped_point = false;
+
+  static bool refused(const Evaluation& e) { return e.row.error && e.row.error->bad_input; }
 
  private:
   struct ConstraintContext {
@@ -94,9 +103,10 @@ class PointSearch {
     auto* self = static_cast<PointSearch*>(data);
     (void)n;
     const Evaluation& e = self->at(x);
+    if (refused(e)) return kRefused;
     if (e.row.error) throw nlopt::forced_stop();
     const auto v = metric_value(self->table, e.row.cells, self->request_.minimize);
-    return v ? *v : 1e30;
+    return v ? *v : kRefused;
   }
 
   // Signed for COBYLA: below 0 when met, so it sees how much room there is.
@@ -104,6 +114,7 @@ class PointSearch {
     auto* context = static_cast<ConstraintContext*>(data);
     PointSearch* self = context->self;
     const Evaluation& e = self->at(x);
+    if (refused(e)) return 1.0;  // infeasible, as a constraint missed by its whole limit
     if (e.row.error) throw nlopt::forced_stop();
     const Constraint& c = self->request_.constraints[context->index];
     const auto v = metric_value(self->table, e.row.cells, c.metric);
@@ -120,6 +131,35 @@ class PointSearch {
 };
 
 }  // namespace
+
+TuneSpace default_tune_space() {
+  return {
+      {
+          // The moderation kind: ethtool coalescing, net_dim (adaptive-rx on mlx5, enetc), i40e's
+          // adaptive ITR (adaptive-rx on i40e, off: a static rx-usecs).
+          "nic.moderation=coalesce,dim,adaptive-itr",
+          "nic.adaptive-rx=false,true",
+          // Busy polling off or at the 50 us Linux's documentation suggests
+          // (Documentation/networking/napi.rst, "busy polling"), for read and for poll/epoll.
+          "napi.busy_read=0,50us",
+          "napi.busy_poll=0,50us",
+          // Hard IRQs deferred 0 or 2 polls (the kernel's IRQ-suspension example, same file).
+          "napi.napi_defer_hard_irqs=0,2",
+          // IRQ suspension off or at the 20 ms its authors measured with
+          // (docs/research/irq-suspend-modes.md: defer 100, gro_flush_timeout 10-200 us, 20 ms).
+          "napi.irq_suspend_timeout=0,20ms",
+      },
+      {
+          // rx-usecs over i40e's range of useful values (0: at once; the scenario refuses 0 with
+          // rx-frames 0), rx-frames up to NAPI_POLL_WEIGHT (64, include/linux/netdevice.h: the
+          // most frames one poll takes), gro_flush_timeout 0..200 us (napi.rst's example: 20 us;
+          // the IRQ-suspension measurements went to 200 us).
+          "nic.rx-usecs=0:128",
+          "nic.rx-frames=0:64",
+          "napi.gro_flush_timeout=0us:200us",
+      },
+  };
+}
 
 Expected<SearchAxis> parse_search(std::string_view spec) {
   auto axis = parse_vary(spec);
@@ -167,7 +207,13 @@ TuneResult tune(const TuneRequest& request) {
   TuneResult result;
   for (PointSearch& s : searches) {
     if (result.table.columns.empty()) result.table.columns = s.table.columns;
+    if (s.skipped_point) ++result.skipped_points;
     for (Evaluation& e : s.evaluations) {
+      if (PointSearch::refused(e)) {
+        if (!s.skipped_point) ++result.skipped_runs;
+        if (result.skipped_example.empty()) result.skipped_example = e.row.error->message;
+        continue;
+      }
       if (e.row.error) {
         if (!result.error) result.error = e.row.error;
         continue;
@@ -196,6 +242,9 @@ TuneResult tune(const TuneRequest& request) {
                      return a.objective < b.objective;
                    });
   result.met = !result.ranked.empty() && result.ranked[0].violation == 0;
+  if (result.ranked.empty() && !result.error && !result.skipped_example.empty())
+    result.error = PointError{
+        "the scenario refuses every setting searched, e.g. " + result.skipped_example, true};
   return result;
 }
 

@@ -4,7 +4,7 @@
 //
 // Finds the setting that minimises METRIC under the constraints (sweep/tune.hpp), prints it with
 // its metrics, the runner-ups and the commands that apply it; exit 1, with the closest point,
-// when no run meets them. Without --vary or --search it searches the default space below.
+// when no run meets them. Without --vary or --search it searches sweep::default_tune_space().
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -23,22 +23,13 @@
 namespace irqmod::cli {
 namespace {
 
-// The default space: busy polling off or at the 50 us Linux's documentation suggests
-// (Documentation/networking/napi.rst, "busy polling"), hard IRQs deferred 0 or 2 polls (the
-// value of the kernel's IRQ-suspension example, same file), and searched: rx-usecs over i40e's
-// range of useful values 1..128 us and gro_flush_timeout 0..200 us (napi.rst's example: 20 us).
-const std::vector<std::string> kDefaultVary = {"napi.busy_read=0,50us",
-                                               "napi.napi_defer_hard_irqs=0,2"};
-const std::vector<std::string> kDefaultSearch = {"nic.rx-usecs=1:128",
-                                                 "napi.gro_flush_timeout=0us:200us"};
-
 struct TuneArgs {
   std::string file;
   std::string minimize;
   std::vector<std::string> subject_to;
   std::vector<std::string> vary;
   std::vector<std::string> search;
-  unsigned evaluations = 30;
+  std::optional<unsigned> evaluations;  // default: 30, or kDefaultEvaluations in the default space
   unsigned jobs = 0;
   std::vector<std::string> sets;
   std::optional<std::string> duration;
@@ -104,25 +95,31 @@ int run_tune(const TuneArgs& args) {
   request.base.duration = args.duration;
   request.base.seeds = args.seeds;
   const bool defaults = args.vary.empty() && args.search.empty();
-  for (const std::string& v : defaults ? kDefaultVary : args.vary) {
+  const sweep::TuneSpace space =
+      defaults ? sweep::default_tune_space() : sweep::TuneSpace{args.vary, args.search};
+  for (const std::string& v : space.vary) {
     auto axis = sweep::parse_vary(v);
     if (!axis) return fail(axis.error().what());
     request.base.axes.push_back(axis.value());
   }
-  for (const std::string& v : defaults ? kDefaultSearch : args.search) {
+  for (const std::string& v : space.search) {
     auto axis = sweep::parse_search(v);
     if (!axis) return fail(axis.error().what());
     request.search.push_back(axis.value());
   }
-  // Each grid value and each searched key's bounds, alone, through the scenario's validation.
+  // Each grid value and each searched key's bounds the user gave, alone, through the scenario's
+  // validation. The default space is not: a value of it the scenario refuses (adaptive-rx on a
+  // file without a sample-interval) is a combination skipped and counted like any other.
   sweep::Spec check = request.base;
   for (const auto& s : request.search) {
     check.axes.push_back({s.key,
                           {std::to_string(std::llround(s.low)) + s.unit,
                            std::to_string(std::llround(s.high)) + s.unit}});
   }
-  if (auto bad = sweep::check_axes(check)) return fail(*bad);
-  request.evaluations = args.evaluations;
+  if (!defaults) {
+    if (auto bad = sweep::check_axes(check)) return fail(*bad);
+  }
+  request.evaluations = args.evaluations.value_or(defaults ? sweep::kDefaultEvaluations : 30);
   request.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
 
   // The outputs before the runs: a path that cannot be written fails now.
@@ -148,6 +145,11 @@ int run_tune(const TuneArgs& args) {
       std::printf(" %s %g..%g%s", s.key.c_str(), s.low, s.high, s.unit.c_str());
   }
   std::printf("; %zu runs\n", result.table.rows.size());
+  if (result.skipped_points + result.skipped_runs > 0) {
+    std::printf(
+        "skipped: %zu grid points and %zu searched settings the scenario refuses (e.g. %s)\n",
+        result.skipped_points, result.skipped_runs, result.skipped_example.c_str());
+  }
 
   const auto metrics_of = [&](const sweep::Candidate& c) {
     std::string metrics;
@@ -209,11 +211,13 @@ void add_tune_command(CLI::App& app, int& status) {
                   "(repeatable)");
   cmd->add_option("--vary", args->vary,
                   "A discrete choice: KEY=V1,V2,... or FROM:TO:STEP (repeatable; default: "
-                  "busy_read 0,50us x napi_defer_hard_irqs 0,2)");
+                  "moderation coalesce,dim,adaptive-itr x adaptive-rx x busy_read 0,50us x "
+                  "busy_poll 0,50us x napi_defer_hard_irqs 0,2 x irq_suspend_timeout 0,20ms)");
   cmd->add_option("--search", args->search,
                   "A continuous key for NLopt: KEY=LOW:HIGH (repeatable; default: rx-usecs "
-                  "1:128, gro_flush_timeout 0us:200us)");
-  cmd->add_option("--evaluations", args->evaluations, "NLopt's runs per grid point, at most");
+                  "0:128, rx-frames 0:64, gro_flush_timeout 0us:200us)");
+  cmd->add_option("--evaluations", args->evaluations,
+                  "NLopt's runs per grid point, at most (default 30; 5 in the default space)");
   cmd->add_option("-j,--jobs", args->jobs, "Grid points searched at once (default: the cores)");
   cmd->add_option("--set", args->sets, "Override a key in every run (repeatable)");
   cmd->add_option("--duration", args->duration, "Time measured after the warm-up, e.g. 100ms");

@@ -25,6 +25,21 @@ struct SearchAxis {
 };
 Expected<SearchAxis> parse_search(std::string_view spec);
 
+// The space irqmod tune searches when given no --vary or --search (tune.cpp says where each
+// value comes from): the moderation kind, adaptive-rx, busy_read, busy_poll, napi_defer_hard_irqs
+// and irq_suspend_timeout on the grid; rx-usecs, rx-frames and gro_flush_timeout searched. Its
+// NLopt budget per grid point is kDefaultEvaluations, which keeps the whole search bounded: 96
+// grid points (16 refused on a file without nic.sample-interval), at most 400 runs; on
+// pingpong-udp 23 s of CPU (measured 2026-11-30: 37 s wall on the 2-core machine at load 6-8).
+// Five evaluations over three keys is COBYLA's starting simplex and one step: a survey of the
+// grid more than a search, which --vary/--search with --evaluations narrows.
+struct TuneSpace {
+  std::vector<std::string> vary;    // --vary KEY=V1,V2
+  std::vector<std::string> search;  // --search KEY=LOW:HIGH
+};
+TuneSpace default_tune_space();
+inline constexpr unsigned kDefaultEvaluations = 5;
+
 struct TuneRequest {
   Spec base;  // the scenario, --set, --duration, --seeds; base.axes: the discrete grid
   std::vector<SearchAxis> search;
@@ -41,11 +56,17 @@ struct Candidate {
   double violation = 0;                // the sum of the constraints' violations (0: all met)
 };
 
+// A setting the scenario refuses (a combination its validation rejects, such as adaptive-rx with
+// no sample-interval) is skipped and counted, not an error: a grid point whose first setting is
+// refused is skipped whole, a searched setting refused is a point NLopt is told is infeasible.
 struct TuneResult {
   Table table;                      // every distinct run, in search order
   std::vector<Candidate> ranked;    // met first by objective, then the rest by violation
   bool met = false;                 // ranked[0] meets every constraint
-  std::optional<PointError> error;  // a run the scenario refused or that failed
+  std::optional<PointError> error;  // a run that failed (conservation), or every point refused
+  std::size_t skipped_points = 0;   // grid points the scenario refuses
+  std::size_t skipped_runs = 0;     // searched settings it refuses, at grid points it accepts
+  std::string skipped_example;      // the first refusal's message
 };
 TuneResult tune(const TuneRequest& request);
 
