@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <nlopt.hpp>
+#include <numeric>
 #include <thread>
 
 namespace irqmod::sweep {
@@ -25,14 +26,22 @@ class PointSearch {
   PointSearch(const TuneRequest& request, std::vector<std::string> grid_overrides)
       : request_(request), grid_(std::move(grid_overrides)) {}
 
-  void run() {
-    // The grid point at the middle of the searched ranges: refused, the grid point is skipped
-    // (its own keys clash, or the scenario's with them); NLopt starts there otherwise.
-    if (refused(evaluate(settings(std::vector<double>(request_.search.size(), 0.5))))) {
+  // The grid point at the middle of the searched ranges: refused, the grid point is skipped
+  // (its own keys clash, or the scenario's with them); NLopt starts there otherwise.
+  void start() {
+    if (refused(evaluate(settings(std::vector<double>(request_.search.size(), 0.5)))))
       skipped_point = true;
-      return;
-    }
-    if (request_.search.empty()) return;
+  }
+
+  // The metric cells of the first run (the varied values left out), to tell grid points apart.
+  std::vector<std::string> first_metrics() const {
+    const std::vector<std::string>& cells = evaluations.front().row.cells;
+    const std::size_t from = 2 + evaluations.front().overrides.size();
+    return {cells.begin() + static_cast<std::ptrdiff_t>(std::min(from, cells.size())), cells.end()};
+  }
+
+  void search() {
+    if (skipped_point || request_.search.empty()) return;
     const unsigned n = static_cast<unsigned>(request_.search.size());
     nlopt::opt opt(nlopt::LN_COBYLA, n);
     opt.set_lower_bounds(std::vector<double>(n, 0.0));
@@ -192,19 +201,40 @@ TuneResult tune(const TuneRequest& request) {
   std::vector<PointSearch> searches;
   for (std::size_t p = 0; p < points; ++p)
     searches.emplace_back(request, point_overrides(request.base.axes, p));
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t p = next++; p < points; p = next++)
-      searches[p].run();
+  const auto parallel = [&](const std::vector<std::size_t>& which, void (PointSearch::*step)()) {
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&] {
+      for (std::size_t i = next++; i < which.size(); i = next++)
+        (searches[which[i]].*step)();
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < std::min<unsigned>(request.jobs, static_cast<unsigned>(which.size()));
+         ++t)
+      threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads)
+      t.join();
   };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < std::min<unsigned>(request.jobs, static_cast<unsigned>(points)); ++t)
-    threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads)
-    t.join();
-
+  std::vector<std::size_t> all(points);
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  parallel(all, &PointSearch::start);
+  // A grid point whose first run gives the same metrics, cell for cell, as an earlier point's is
+  // the same setting for this scenario (a knob with no effect here: busy_poll for an application
+  // that blocks in recv, irq_suspend_timeout without prefer_busy_poll): not searched again. The
+  // simulator is deterministic, so equal rows come from equal runs, not from chance.
   TuneResult result;
+  std::vector<std::size_t> distinct;
+  std::map<std::vector<std::string>, std::size_t> seen;
+  for (std::size_t p = 0; p < points; ++p) {
+    if (searches[p].skipped_point || searches[p].evaluations.front().row.error) continue;
+    if (seen.emplace(searches[p].first_metrics(), p).second) {
+      distinct.push_back(p);
+    } else {
+      ++result.same_points;
+    }
+  }
+  parallel(distinct, &PointSearch::search);
+
   for (PointSearch& s : searches) {
     if (result.table.columns.empty()) result.table.columns = s.table.columns;
     if (s.skipped_point) ++result.skipped_points;
@@ -265,10 +295,16 @@ std::vector<std::string> apply_commands(const sim::Scenario& s, std::string_view
     case sim::Moderation::dim:
       out.push_back("ethtool -C " + dev + " adaptive-rx on");
       break;
+    case sim::Moderation::adaptive_itr:
+      // i40e's adaptive ITR is what its ethtool adaptive-rx switches (i40e_ethtool.c,
+      // i40e_set_itr_per_queue: I40E_ITR_DYNAMIC from use_adaptive_rx_coalesce); off, rx-usecs
+      // is the static ITR.
+      out.push_back("ethtool -C " + dev + " adaptive-rx " + (s.nic.adaptive_rx ? "on" : "off") +
+                    " rx-usecs " + std::to_string(s.nic.rx_usecs));
+      break;
     default:
       out.push_back(
-          "# nic.moderation (itr, adaptive_itr, lli): a register setting with no "
-          "ethtool -C equivalent");
+          "# nic.moderation (itr, lli): a register setting with no ethtool -C equivalent");
   }
   out.push_back("sysctl -w net.core.busy_read=" + us(s.napi.busy_read));
   out.push_back("sysctl -w net.core.busy_poll=" + us(s.napi.busy_poll));

@@ -29,7 +29,7 @@ struct TuneArgs {
   std::vector<std::string> subject_to;
   std::vector<std::string> vary;
   std::vector<std::string> search;
-  std::optional<unsigned> evaluations;  // default: 30, or kDefaultEvaluations in the default space
+  unsigned evaluations = 30;
   unsigned jobs = 0;
   std::vector<std::string> sets;
   std::optional<std::string> duration;
@@ -119,7 +119,7 @@ int run_tune(const TuneArgs& args) {
   if (!defaults) {
     if (auto bad = sweep::check_axes(check)) return fail(*bad);
   }
-  request.evaluations = args.evaluations.value_or(defaults ? sweep::kDefaultEvaluations : 30);
+  request.evaluations = args.evaluations;
   request.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
 
   // The outputs before the runs: a path that cannot be written fails now.
@@ -145,6 +145,12 @@ int run_tune(const TuneArgs& args) {
       std::printf(" %s %g..%g%s", s.key.c_str(), s.low, s.high, s.unit.c_str());
   }
   std::printf("; %zu runs\n", result.table.rows.size());
+  if (result.same_points > 0) {
+    std::printf(
+        "same: %zu grid points ran as an earlier one at the middle of the ranges (a "
+        "setting with no effect on this scenario) and were not searched again\n",
+        result.same_points);
+  }
   if (result.skipped_points + result.skipped_runs > 0) {
     std::printf(
         "skipped: %zu grid points and %zu searched settings the scenario refuses (e.g. %s)\n",
@@ -216,8 +222,7 @@ void add_tune_command(CLI::App& app, int& status) {
   cmd->add_option("--search", args->search,
                   "A continuous key for NLopt: KEY=LOW:HIGH (repeatable; default: rx-usecs "
                   "0:128, rx-frames 0:64, gro_flush_timeout 0us:200us)");
-  cmd->add_option("--evaluations", args->evaluations,
-                  "NLopt's runs per grid point, at most (default 30; 5 in the default space)");
+  cmd->add_option("--evaluations", args->evaluations, "NLopt's runs per grid point, at most");
   cmd->add_option("-j,--jobs", args->jobs, "Grid points searched at once (default: the cores)");
   cmd->add_option("--set", args->sets, "Override a key in every run (repeatable)");
   cmd->add_option("--duration", args->duration, "Time measured after the warm-up, e.g. 100ms");
