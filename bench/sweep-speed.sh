@@ -34,7 +34,8 @@ events=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "events") c = i;
 printf 'sweep: %d points, %.1f s wall, %.1f s CPU (%.1f ms CPU per point), %d events, %.1f M events per CPU-second, %d cores\n' \
   "$points" "$wall" "$cpu_s" "$(calc "$cpu_s * 1000 / $points")" "$events" \
   "$(calc "$events / $cpu_s / 1000000")" "$(nproc)"
-if (($(calc "$wall > 30"))); then
+# In parentheses: awk reads a bare "print X > 30" as output to a file named 30.
+if (($(calc "($wall > 30)"))); then
   echo "sweep-speed: over the 30 s target (the load average was $(cut -d' ' -f1 /proc/loadavg))"
   exit 1
 fi

@@ -13,12 +13,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <vector>
 
 #include "irqmod/napi/kernel.hpp"
 #include "irqmod/sim/share.hpp"
+#include "irqmod/sim/units.hpp"
 #include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/storage_run.hpp"
@@ -894,6 +896,17 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   // [xdp] (seed 002): src/sim/xdp/xdp_run.cpp.
   if (auto e = validate_xdp(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   const auto fail = [&](Error e) { return Diagnostic{std::string(file), 0, std::move(e)}; };
+  // The time series keeps every sample in memory: a million is some 50 MB per queue.
+  if (const Duration step = s.scenario.series_interval; step > Duration::zero()) {
+    const Duration run = s.scenario.duration;  // the warm-up included
+    if (run / step > kMaxSeriesSamples) {
+      return fail({"scenario.series-interval",
+                   format_duration(step.count()) + " gives " + std::to_string(run / step) +
+                       " samples over the run's " + format_duration(run.count()) +
+                       "; allowed: 0 (automatic) or at least " +
+                       format_duration((run / kMaxSeriesSamples).count() + 1)});
+    }
+  }
   const auto not_a_core = [&](const std::string& key, std::uint32_t core) {
     return fail({key, std::to_string(core) + " is not a core; allowed: 0 to " +
                           std::to_string(s.cpu.cores - 1) +
@@ -1247,6 +1260,34 @@ LoadResult load_scenario_file(const std::string& path, std::span<const std::stri
                       Error{"", std::string("cannot read the file: ") + std::strerror(errno)}};
   }
   return load_scenario_text(contents.str(), path, overrides);
+}
+
+LoadResult load_measured(const std::function<LoadResult(std::span<const std::string>)>& load,
+                         std::vector<std::string> sets,
+                         const std::optional<std::string>& duration) {
+  if (!duration) return load(sets);
+  const auto measured = parse_duration_ns(*duration, "s");
+  if (!measured || *measured <= 0) {
+    return Diagnostic{"", 0,
+                      Error{"--duration", "'" + *duration +
+                                              "' is not a duration; allowed: a time above 0 "
+                                              "such as 100ms (a bare number is seconds)"}};
+  }
+  LoadResult first = load(sets);
+  if (!first) return first;
+  const std::int64_t warmup = first.value().scenario.warmup.count();
+  const std::int64_t total = *measured > std::numeric_limits<std::int64_t>::max() - warmup
+                                 ? std::numeric_limits<std::int64_t>::max()
+                                 : warmup + *measured;
+  const std::string assignment = "scenario.duration=" + std::to_string(total) + "ns";
+  Scenario scratch = first.value();
+  if (auto d = apply_override(scratch, assignment, "--duration")) {
+    d->error.message += " (scenario.duration = the warm-up, " + format_duration(warmup) +
+                        ", + --duration " + *duration + ")";
+    return *d;
+  }
+  sets.insert(sets.begin(), assignment);
+  return load(sets);
 }
 
 }  // namespace irqmod::sim

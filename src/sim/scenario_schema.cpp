@@ -89,6 +89,10 @@ const KeySpec kSchema[] = {
   {"scenario.seed", V::integer, 0, std::numeric_limits<std::int64_t>::max(), "", "1", "",
    "any fixed value reproduces a run; 1 is the first non-zero one", bind<&S::scenario, &ScenarioSection::seed>()},
 
+  {"scenario.series-interval", V::duration, 0, kHour, "s", "0", "",
+   "0 = the run's length (warm-up included) / 500, chosen: about one sample per two pixels of irqmod sim --plot's 1000-pixel panels",
+   bind<&S::scenario, &ScenarioSection::series_interval>()},
+
   // [link]
   {"link.speed", V::bitrate, 10'000'000, 800'000'000'000, "Mbit/s", "10G", "",
    "10GbE: seed 004's 82599 (and the X710 family of seed 000); range SPEED_10 to SPEED_800000 of ethtool.h",

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sim/builder.hpp"
+#include "sim/sampler.hpp"
 #include "sim/storage/storage_run.hpp"
 #include "sim/xdp/xdp_run.hpp"
 
@@ -18,22 +20,17 @@ void name_trace(const Host& host, TraceWriter& trace) {
   for (const Core& core : host.cores)
     trace.thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
   trace.process_name(kTraceNic, "nic");
-  for (const QueueVector& v : host.queue_vectors) {
-    std::string name = "vector " + std::to_string(v.index()) + ":";
-    if (v.rx()) name += " rx queue " + std::to_string(v.index());
-    const bool egress = std::any_of(host.egress_queues.begin(), host.egress_queues.end(),
-                                    [&](const TxQueue& q) { return &q == v.tx(); });
-    if (egress) name += " port 1";
-    if (v.tx()) name += " tx queue " + std::to_string(v.tx()->index());
-    trace.thread_name(kTraceNic, v.index(), name);
-  }
+  for (const QueueVector& v : host.queue_vectors)
+    trace.thread_name(kTraceNic, v.index(), vector_name(host, v));
 }
 
 // The end of the warm-up: the report so far is kept aside, to be subtracted at the end.
 struct WarmupMark {
   Host* host = nullptr;
+  Sampler* sampler = nullptr;
   RunReport at_warmup;
   void on_event(const Event&) {
+    if (sampler) sampler->at_warmup();
     World& world = host->world;
     for (Core& core : host->cores)
       core.charge_to_now();
@@ -65,8 +62,11 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
   Engine& engine = world->engine;
   port.update_watch();
   if (egress) egress->update_watch();
+  std::optional<Sampler> sampler;
+  if (options.series) sampler.emplace(*host, scenario, *options.series);
   WarmupMark warmup;
   warmup.host = host.get();
+  warmup.sampler = sampler ? &*sampler : nullptr;
   if (scenario.scenario.warmup > Duration::zero()) {
     engine.schedule(at_ns(0) + scenario.scenario.warmup, engine.bind<&WarmupMark::on_event>(warmup),
                     0);
@@ -74,6 +74,7 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
   Instant next_progress{};
   const Duration progress_step = std::max(scenario.scenario.duration / 100, nanoseconds(1));
   engine.run_until(end, [&](const Event& event) {
+    if (sampler) sampler->before(engine.now());
     // Frames are landed by whatever event comes next; the port re-arms its watch after it.
     port.land(engine.now());
     if (egress) egress->land(engine.now());
@@ -86,6 +87,7 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
       next_progress = engine.now() + progress_step;
     }
   });
+  if (sampler) sampler->finish(end);
   port.land(end);
   if (egress) egress->land(end);
   for (Core& core : host->cores)
@@ -110,7 +112,7 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
 // RFC 2544 section 26.1: a binary search over traffic.rate between search.low and search.high
 // for the highest rate at which the measured time loses no frame (any drop reason), stopping
 // when the bracket is search.resolution wide. The report is the run at the rate found; with a
-// timeline asked for, that run is made once more to write it.
+// timeline or a time series asked for, that run is made once more to write it.
 Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& options) {
   const SearchSection& search = scenario.search;
   std::uint64_t high = search.high;
@@ -121,6 +123,7 @@ Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& o
   }
   RunOptions quiet = options;
   quiet.trace = nullptr;
+  quiet.series = nullptr;
   Scenario trial = scenario;
   trial.search = SearchSection{};
   SearchResult result;
@@ -159,7 +162,7 @@ Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& o
   }
   result.rate = low;
   result.lost_rate = lost;
-  if (options.trace) {
+  if (options.trace || options.series) {
     trial.traffic.rate = low;
     best = simulate_once(trial, options);
     if (!best) return best;
@@ -171,6 +174,11 @@ Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& o
 }  // namespace
 
 Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options) {
+  if (options.series && (scenario.storage.drives > 0 || scenario.xdp.app != XdpApp::none)) {
+    return Error{"series",
+                 "a time series samples the NIC's Rx queues and vectors; a storage "
+                 "([storage]) or AF_XDP ([xdp]) run has its own model without them"};
+  }
   // Seed 003's drives: a run of its own, without the network path (src/sim/storage/).
   if (scenario.storage.drives > 0) return simulate_storage(scenario, options);
   // Seed 002's AF_XDP socket: a run of its own, without the stack (src/sim/xdp/).

@@ -140,11 +140,14 @@ std::vector<std::string> varied_keys(const Table& table) {
   return keys;
 }
 
+std::optional<Error> check_picture_name(const std::string& path) {
+  if (ends_with(path, ".svg") || ends_with(path, ".png")) return std::nullopt;
+  return Error{"--plot", "'" + path + "': allowed: a file name ending in .svg or .png"};
+}
+
 Expected<PlotFiles> make_plot(const Table& table, const PlotRequest& request,
                               const std::string& data_path) {
-  if (!ends_with(request.output, ".svg") && !ends_with(request.output, ".png")) {
-    return Error{"--plot", "'" + request.output + "': allowed: a file name ending in .svg or .png"};
-  }
+  if (auto bad = check_picture_name(request.output)) return *bad;
   PlotFiles files;
   std::ostringstream s;
   s << "set encoding utf8\nset output " << quoted(request.output) << "\n";
@@ -238,6 +241,133 @@ Expected<PlotFiles> make_plot(const Table& table, const PlotRequest& request,
     }
     s << "\n";
   }
+  files.script = s.str();
+  return files;
+}
+
+Expected<PlotFiles> make_series_plot(const sim::RunSeries& series, const SeriesPlotRequest& request,
+                                     const std::string& data_path) {
+  if (auto bad = check_picture_name(request.output)) return *bad;
+  if (series.samples() < 2) return Error{"--plot", "the run has no interval to draw"};
+  PlotFiles files;
+  std::ostringstream data;
+  sim::write_series_csv(data, series);
+  files.data = data.str();
+
+  // The columns of write_series_csv, 1-based as gnuplot counts them.
+  const std::size_t per_queue = series.dim ? 8 : 7;
+  const auto queue_column = [&](std::size_t q, std::size_t field) {
+    return 4 + q * per_queue + field;  // field: 0 used, 1 free, 4 frames/s, 5 drops/s, 6 us, 7 dim
+  };
+  const auto vector_column = [&](std::size_t v) {
+    return 4 + series.queues.size() * per_queue + 2 * v + 1;  // interrupts/s
+  };
+  // Time in ms up to 10 s of run, else in s.
+  const double end_s = static_cast<double>((series.times.back() - at_ns(0)).count()) / 1e9;
+  const bool ms = end_s <= 10.0;
+  const std::string x = ms ? "($1*1000)" : "($1)";
+  const double scale = ms ? 1000.0 : 1.0;
+  const double warmup = static_cast<double>((series.warmup_end - at_ns(0)).count()) / 1e9 * scale;
+  bool any_drops = false;
+  for (std::size_t q = 0; q < series.queues.size(); ++q)
+    any_drops = any_drops || series.queue(series.samples() - 1, q).dropped > 0;
+
+  const std::string d = quoted(data_path);
+  std::ostringstream s;
+  s << "set encoding utf8\nset output " << quoted(request.output) << "\n"
+    << terminal(request.output, 1200, 1100) << "set datafile separator ','\nset grid\n"
+    << "set key at screen 0.80, graph 1 left top Left reverse samplen 2 noenhanced font ',10'\n"
+    << "set xrange [0:" << number(end_s * scale) << "]\nset multiplot title "
+    << double_quoted(request.title + "\nsample interval " +
+                     number(static_cast<double>(series.interval.count()) / 1e3) + " µs")
+    << " noenhanced\n"
+    << "set lmargin at screen 0.09\nset rmargin at screen 0.72\n";
+  if (warmup > 0) {
+    s << "set arrow 1 from " << number(warmup) << ", graph 0 to " << number(warmup)
+      << ", graph 1 nohead dt 2 lw 1.5 lc rgb 'gray40'\n";
+  }
+  // Four panels between 0.06 and 0.90 of the height, the time axis labelled on the lowest.
+  const double top = 0.90, bottom = 0.06, gap = 0.015;
+  const double height = (top - bottom - 3 * gap) / 4;
+  const auto panel = [&](int i, const std::string& ylabel) {
+    const double t = top - i * (height + gap);
+    s << "set tmargin at screen " << number(t) << "\nset bmargin at screen " << number(t - height)
+      << "\nset ylabel " << double_quoted(ylabel) << "\n";
+    if (i == 3) {
+      s << "set format x '%g'\nset xlabel " << double_quoted(ms ? "time (ms)" : "time (s)") << "\n";
+    } else {
+      s << "set format x ''\nunset xlabel\n";
+    }
+  };
+  const auto join = [](const std::vector<std::string>& parts) {
+    std::string out;
+    for (const std::string& p : parts)
+      out += (out.empty() ? "" : ", \\\n  ") + p;
+    return out;
+  };
+  const auto using_ = [&](std::size_t column) {
+    return d + " skip 1 using " + x + ":" + std::to_string(column);
+  };
+
+  // 1: packet rate.
+  panel(0, "Rx packet rate (frames/s)");
+  s << "set format y '%.1s%c'\nset yrange [0:*]\n";
+  if (warmup > 0)
+    s << "set label 1 'end of warm-up' at " << number(warmup) << ", graph 1 center offset 0,0.7 "
+      << "font ',9' tc rgb 'gray40'\n";
+  std::vector<std::string> lines;
+  for (std::size_t q = 0; q < series.queues.size(); ++q) {
+    lines.push_back(using_(queue_column(q, 4)) + " with fsteps lw 1.5 lc " + std::to_string(q + 1) +
+                    " title " + quoted(series.queues[q].name + " frames"));
+    if (any_drops) {
+      lines.push_back(using_(queue_column(q, 5)) + " with fsteps dt 2 lw 1.5 lc " +
+                      std::to_string(q + 1) + " title " +
+                      quoted(series.queues[q].name + " dropped"));
+    }
+  }
+  s << "plot " << join(lines) << "\nunset label 1\n";
+
+  // 2: interrupt rate.
+  panel(1, "interrupts/s");
+  lines.clear();
+  for (std::size_t v = 0; v < series.vectors.size(); ++v) {
+    lines.push_back(using_(vector_column(v)) + " with fsteps lw 1.5 lc " + std::to_string(v + 1) +
+                    " title " + quoted(series.vectors[v]));
+  }
+  s << "plot " << join(lines) << "\n";
+
+  // 3: the Rx ring.
+  panel(2, "Rx descriptors");
+  s << "set format y '%g'\n";
+  std::uint32_t ring = 0;
+  lines.clear();
+  for (std::size_t q = 0; q < series.queues.size(); ++q) {
+    ring = std::max(ring, series.queues[q].ring);
+    lines.push_back(using_(queue_column(q, 0)) + " with lines lw 1.5 lc " + std::to_string(q + 1) +
+                    " title " + quoted(series.queues[q].name + " used"));
+    lines.push_back(using_(queue_column(q, 1)) + " with lines dt 2 lw 1.5 lc " +
+                    std::to_string(q + 1) + " title " + quoted(series.queues[q].name + " free"));
+  }
+  lines.push_back(number(ring) + " with lines dt 3 lw 1 lc rgb 'black' title 'ring size'");
+  s << "set yrange [0:" << number(ring * 1.08) << "]\nplot " << join(lines) << "\n";
+
+  // 4: the moderation setting.
+  panel(3, series.moderation + " (µs)");
+  s << "set yrange [0:*]\nset offsets 0, 0, graph 0.1, 0\n";
+  lines.clear();
+  for (std::size_t q = 0; q < series.queues.size(); ++q) {
+    lines.push_back(using_(queue_column(q, 6)) + " with steps lw 1.5 lc " + std::to_string(q + 1) +
+                    " title " + quoted(series.queues[q].name + " " + series.moderation));
+  }
+  if (series.dim) {
+    s << "set y2label 'net_dim profile' noenhanced\nset y2range [-0.5:4.5]\nset y2tics 0,1,4\n";
+    for (std::size_t q = 0; q < series.queues.size(); ++q) {
+      lines.push_back(using_(queue_column(q, 7)) + " axes x1y2 with steps dt 2 lw 1 lc " +
+                      std::to_string(q + 1) + " title " +
+                      quoted(series.queues[q].name + " profile"));
+    }
+  }
+  s << "plot " << join(lines) << "\nunset multiplot\n";
   files.script = s.str();
   return files;
 }

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <limits>
 #include <mutex>
+#include <span>
 #include <sstream>
 #include <thread>
 
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/simulation.hpp"
-#include "irqmod/sim/units.hpp"
 
 namespace irqmod::sweep {
 namespace {
@@ -60,24 +59,9 @@ std::vector<std::string> run_cells(const sim::RunReport& report) {
 sim::LoadResult load_measured(const std::string& text, const std::string& file,
                               std::vector<std::string> sets,
                               const std::optional<std::string>& duration) {
-  if (!duration) return sim::load_scenario_text(text, file, sets);
-  const auto measured = sim::parse_duration_ns(*duration, "s");
-  if (!measured || *measured <= 0) {
-    return sim::Diagnostic{"", 0,
-                           Error{"--duration", "'" + *duration +
-                                                   "' is not a duration; allowed: a time above 0 "
-                                                   "such as 100ms (a bare number is seconds)"}};
-  }
-  sim::LoadResult first = sim::load_scenario_text(text, file, sets);
-  if (!first) return first;
-  // Saturated as irqmod sim's --duration is (tools/irqmod/scenario_input.cpp, which checks the
-  // command line once before any point runs): a sum past int64 is refused as out of range.
-  const std::int64_t warmup = first.value().scenario.warmup.count();
-  const std::int64_t total = *measured > std::numeric_limits<std::int64_t>::max() - warmup
-                                 ? std::numeric_limits<std::int64_t>::max()
-                                 : warmup + *measured;
-  sets.insert(sets.begin(), "scenario.duration=" + std::to_string(total) + "ns");
-  return sim::load_scenario_text(text, file, sets);
+  return sim::load_measured(
+      [&](std::span<const std::string> all) { return sim::load_scenario_text(text, file, all); },
+      std::move(sets), duration);
 }
 
 std::vector<std::string> columns(const Spec& spec) {

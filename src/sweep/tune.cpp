@@ -6,10 +6,14 @@
 #include <cstdlib>
 #include <map>
 #include <nlopt.hpp>
+#include <numeric>
 #include <thread>
 
 namespace irqmod::sweep {
 namespace {
+
+// What NLopt is told a refused setting costs: worse than any run.
+constexpr double kRefused = 1e30;
 
 struct Evaluation {
   std::vector<std::string> overrides;
@@ -22,11 +26,22 @@ class PointSearch {
   PointSearch(const TuneRequest& request, std::vector<std::string> grid_overrides)
       : request_(request), grid_(std::move(grid_overrides)) {}
 
-  void run() {
-    if (request_.search.empty()) {
-      evaluate({});
-      return;
-    }
+  // The grid point at the middle of the searched ranges: refused, the grid point is skipped
+  // (its own keys clash, or the scenario's with them); NLopt starts there otherwise.
+  void start() {
+    if (refused(evaluate(settings(std::vector<double>(request_.search.size(), 0.5)))))
+      skipped_point = true;
+  }
+
+  // The metric cells of the first run (the varied values left out), to tell grid points apart.
+  std::vector<std::string> first_metrics() const {
+    const std::vector<std::string>& cells = evaluations.front().row.cells;
+    const std::size_t from = 2 + evaluations.front().overrides.size();
+    return {cells.begin() + static_cast<std::ptrdiff_t>(std::min(from, cells.size())), cells.end()};
+  }
+
+  void search() {
+    if (skipped_point || request_.search.empty()) return;
     const unsigned n = static_cast<unsigned>(request_.search.size());
     nlopt::opt opt(nlopt::LN_COBYLA, n);
     opt.set_lower_bounds(std::vector<double>(n, 0.0));
@@ -52,6 +67,9 @@ class PointSearch {
 
   std::vector<Evaluation> evaluations;
   Table table;
+  bool skipped_point = false;
+
+  static bool refused(const Evaluation& e) { return e.row.error && e.row.error->bad_input; }
 
  private:
   struct ConstraintContext {
@@ -94,9 +112,10 @@ class PointSearch {
     auto* self = static_cast<PointSearch*>(data);
     (void)n;
     const Evaluation& e = self->at(x);
+    if (refused(e)) return kRefused;
     if (e.row.error) throw nlopt::forced_stop();
     const auto v = metric_value(self->table, e.row.cells, self->request_.minimize);
-    return v ? *v : 1e30;
+    return v ? *v : kRefused;
   }
 
   // Signed for COBYLA: below 0 when met, so it sees how much room there is.
@@ -104,6 +123,7 @@ class PointSearch {
     auto* context = static_cast<ConstraintContext*>(data);
     PointSearch* self = context->self;
     const Evaluation& e = self->at(x);
+    if (refused(e)) return 1.0;  // infeasible, as a constraint missed by its whole limit
     if (e.row.error) throw nlopt::forced_stop();
     const Constraint& c = self->request_.constraints[context->index];
     const auto v = metric_value(self->table, e.row.cells, c.metric);
@@ -120,6 +140,35 @@ class PointSearch {
 };
 
 }  // namespace
+
+TuneSpace default_tune_space() {
+  return {
+      {
+          // The moderation kind: ethtool coalescing, net_dim (adaptive-rx on mlx5, enetc), i40e's
+          // adaptive ITR (adaptive-rx on i40e, off: a static rx-usecs).
+          "nic.moderation=coalesce,dim,adaptive-itr",
+          "nic.adaptive-rx=false,true",
+          // Busy polling off or at the 50 us Linux's documentation suggests
+          // (Documentation/networking/napi.rst, "busy polling"), for read and for poll/epoll.
+          "napi.busy_read=0,50us",
+          "napi.busy_poll=0,50us",
+          // Hard IRQs deferred 0 or 2 polls (the kernel's IRQ-suspension example, same file).
+          "napi.napi_defer_hard_irqs=0,2",
+          // IRQ suspension off or at the 20 ms its authors measured with
+          // (docs/research/irq-suspend-modes.md: defer 100, gro_flush_timeout 10-200 us, 20 ms).
+          "napi.irq_suspend_timeout=0,20ms",
+      },
+      {
+          // rx-usecs over i40e's range of useful values (0: at once; the scenario refuses 0 with
+          // rx-frames 0), rx-frames up to NAPI_POLL_WEIGHT (64, include/linux/netdevice.h: the
+          // most frames one poll takes), gro_flush_timeout 0..200 us (napi.rst's example: 20 us;
+          // the IRQ-suspension measurements went to 200 us).
+          "nic.rx-usecs=0:128",
+          "nic.rx-frames=0:64",
+          "napi.gro_flush_timeout=0us:200us",
+      },
+  };
+}
 
 Expected<SearchAxis> parse_search(std::string_view spec) {
   auto axis = parse_vary(spec);
@@ -152,22 +201,49 @@ TuneResult tune(const TuneRequest& request) {
   std::vector<PointSearch> searches;
   for (std::size_t p = 0; p < points; ++p)
     searches.emplace_back(request, point_overrides(request.base.axes, p));
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t p = next++; p < points; p = next++)
-      searches[p].run();
+  const auto parallel = [&](const std::vector<std::size_t>& which, void (PointSearch::*step)()) {
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&] {
+      for (std::size_t i = next++; i < which.size(); i = next++)
+        (searches[which[i]].*step)();
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < std::min<unsigned>(request.jobs, static_cast<unsigned>(which.size()));
+         ++t)
+      threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads)
+      t.join();
   };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < std::min<unsigned>(request.jobs, static_cast<unsigned>(points)); ++t)
-    threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads)
-    t.join();
-
+  std::vector<std::size_t> all(points);
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  parallel(all, &PointSearch::start);
+  // A grid point whose first run gives the same metrics, cell for cell, as an earlier point's is
+  // the same setting for this scenario (a knob with no effect here: busy_poll for an application
+  // that blocks in recv, irq_suspend_timeout without prefer_busy_poll): not searched again. The
+  // simulator is deterministic, so equal rows come from equal runs, not from chance.
   TuneResult result;
+  std::vector<std::size_t> distinct;
+  std::map<std::vector<std::string>, std::size_t> seen;
+  for (std::size_t p = 0; p < points; ++p) {
+    if (searches[p].skipped_point || searches[p].evaluations.front().row.error) continue;
+    if (seen.emplace(searches[p].first_metrics(), p).second) {
+      distinct.push_back(p);
+    } else {
+      ++result.same_points;
+    }
+  }
+  parallel(distinct, &PointSearch::search);
+
   for (PointSearch& s : searches) {
     if (result.table.columns.empty()) result.table.columns = s.table.columns;
+    if (s.skipped_point) ++result.skipped_points;
     for (Evaluation& e : s.evaluations) {
+      if (PointSearch::refused(e)) {
+        if (!s.skipped_point) ++result.skipped_runs;
+        if (result.skipped_example.empty()) result.skipped_example = e.row.error->message;
+        continue;
+      }
       if (e.row.error) {
         if (!result.error) result.error = e.row.error;
         continue;
@@ -196,6 +272,9 @@ TuneResult tune(const TuneRequest& request) {
                      return a.objective < b.objective;
                    });
   result.met = !result.ranked.empty() && result.ranked[0].violation == 0;
+  if (result.ranked.empty() && !result.error && !result.skipped_example.empty())
+    result.error = PointError{
+        "the scenario refuses every setting searched, e.g. " + result.skipped_example, true};
   return result;
 }
 
@@ -216,10 +295,16 @@ std::vector<std::string> apply_commands(const sim::Scenario& s, std::string_view
     case sim::Moderation::dim:
       out.push_back("ethtool -C " + dev + " adaptive-rx on");
       break;
+    case sim::Moderation::adaptive_itr:
+      // i40e's adaptive ITR is what its ethtool adaptive-rx switches (i40e_ethtool.c,
+      // i40e_set_itr_per_queue: I40E_ITR_DYNAMIC from use_adaptive_rx_coalesce); off, rx-usecs
+      // is the static ITR.
+      out.push_back("ethtool -C " + dev + " adaptive-rx " + (s.nic.adaptive_rx ? "on" : "off") +
+                    " rx-usecs " + std::to_string(s.nic.rx_usecs));
+      break;
     default:
       out.push_back(
-          "# nic.moderation (itr, adaptive_itr, lli): a register setting with no "
-          "ethtool -C equivalent");
+          "# nic.moderation (itr, lli): a register setting with no ethtool -C equivalent");
   }
   out.push_back("sysctl -w net.core.busy_read=" + us(s.napi.busy_read));
   out.push_back("sysctl -w net.core.busy_poll=" + us(s.napi.busy_poll));

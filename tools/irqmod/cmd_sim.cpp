@@ -1,6 +1,6 @@
 // irqmod sim FILE [--seed N] [--duration T] [--set k=v ...] [--json F] [--csv F] [--trace F]
 //                 [--trace-detail polls|frames] [--trace-window START:END] [--no-wall-time]
-//                 [--print-scenario] [--variant NAME]
+//                 [--print-scenario] [--variant NAME] [--plot F.svg|F.png] [--plot-csv F]
 // irqmod run [--dir D] [--duration T] [--set k=v ...] [--json F]
 #include <unistd.h>
 
@@ -23,13 +23,16 @@
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/seed_rows.hpp"
+#include "irqmod/sim/series.hpp"
 #include "irqmod/sim/share.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
+#include "irqmod/sweep/plot.hpp"
 #include "irqmod/sweep/runner.hpp"
 #include "irqmod/time.hpp"
 #include "scenario_input.hpp"
+#include "sweep_output.hpp"
 
 namespace irqmod::cli {
 namespace {
@@ -118,6 +121,8 @@ struct SimArgs {
   bool no_wall_time = false;
   bool print_scenario = false;
   std::string variant;
+  std::string plot;      // --plot: the run's time series as a picture
+  std::string plot_csv;  // --plot-csv: its samples
 };
 
 // Writes the error of a failed commit; returns whether `out` was written.
@@ -174,17 +179,37 @@ int run_sim(const SimArgs& args) {
     std::cerr << "irqmod sim: --trace-detail: needs --trace FILE\n";
     return kExitBadInput;
   }
-  if (args.trace == "-" && (args.json == "-" || args.csv == "-")) {
-    std::cerr << "irqmod sim: --trace -: stdout already carries the "
-              << (args.json == "-" ? "--json" : "--csv")
-              << " output; allowed: one of them on stdout, the others to files\n";
+  {
+    // One output at most on stdout.
+    std::vector<const char*> on_stdout;
+    for (const auto& [path, flag] :
+         {std::pair{&args.json, "--json"}, std::pair{&args.csv, "--csv"},
+          std::pair{&args.trace, "--trace"}, std::pair{&args.plot_csv, "--plot-csv"}}) {
+      if (*path == "-") on_stdout.push_back(flag);
+    }
+    if (on_stdout.size() > 1) {
+      std::cerr << "irqmod sim: " << on_stdout[1] << " -: stdout already carries the "
+                << on_stdout[0] << " output; allowed: one of them on stdout, the others to files\n";
+      return kExitBadInput;
+    }
+  }
+  const sim::Scenario& scenario = loaded.value();
+  const bool series_wanted = !args.plot.empty() || !args.plot_csv.empty();
+  if (series_wanted && (scenario.storage.drives > 0 || scenario.xdp.app != sim::XdpApp::none)) {
+    std::cerr << "irqmod sim: " << (args.plot.empty() ? "--plot-csv" : "--plot")
+              << ": the time series samples the NIC's Rx queues and vectors; a storage ([storage]) "
+                 "or AF_XDP ([xdp]) run has none (--trace shows its timeline)\n";
     return kExitBadInput;
   }
   // Every output is opened before the run, so that a wrong path costs no simulation.
-  std::unique_ptr<Output> json, csv, trace_out;
+  std::unique_ptr<Output> json, csv, trace_out, plot, plot_csv;
+  if (!args.plot.empty()) {
+    if (const int opened = open_picture(args.plot, "--plot", "sim", plot)) return opened;
+  }
   for (auto [path, flag, holder] :
        {std::tuple{&args.json, "--json", &json}, std::tuple{&args.csv, "--csv", &csv},
-        std::tuple{&args.trace, "--trace", &trace_out}}) {
+        std::tuple{&args.trace, "--trace", &trace_out},
+        std::tuple{&args.plot_csv, "--plot-csv", &plot_csv}}) {
     if (path->empty()) continue;
     auto opened = Output::open(*path, flag);
     if (!opened) {
@@ -213,7 +238,9 @@ int run_sim(const SimArgs& args) {
   options.trace = trace ? &*trace : nullptr;
   options.progress = &Progress::report;
   options.progress_context = &progress;
-  auto report = sim::simulate(loaded.value(), options);
+  sim::RunSeries series;
+  if (series_wanted) options.series = &series;
+  auto report = sim::simulate(scenario, options);
   progress.done();
   if (trace) trace->close();
   if (!report) {
@@ -225,13 +252,22 @@ int run_sim(const SimArgs& args) {
   // Whatever takes stdout ('-') has it alone: the text report is left out, as it is for
   // --json - and --csv -, so the output can be piped into a parser (or Perfetto's trace_processor).
   const bool stdout_taken = (json && json->is_stdout()) || (csv && csv->is_stdout()) ||
-                            (trace_out && trace_out->is_stdout());
+                            (trace_out && trace_out->is_stdout()) ||
+                            (plot_csv && plot_csv->is_stdout());
   if (!stdout_taken) sim::write_text(std::cout, report.value());
   if (json) sim::write_json(json->stream(), report.value());
   if (csv) sim::write_csv(csv->stream(), report.value());
+  if (plot_csv) sim::write_series_csv(plot_csv->stream(), series);
   bool written = true;
-  for (Output* out : {json.get(), csv.get(), trace_out.get()})
+  for (Output* out : {json.get(), csv.get(), trace_out.get(), plot_csv.get()})
     written = committed(out, "irqmod sim") && written;
+  if (plot) {
+    const int drawn = draw_picture(
+        *plot, args.plot, "--plot", "sim", [&](const std::string& image, const std::string& data) {
+          return sweep::make_series_plot(series, {image, "irqmod sim " + args.file}, data);
+        });
+    if (drawn != kExitOk) return drawn;
+  }
   return written ? kExitOk : kExitIoFailed;
 }
 
@@ -505,6 +541,12 @@ void add_sim_command(CLI::App& app, int& status) {
                 "Leave wall_ns out of the JSON, so two runs are byte-identical");
   cmd->add_option("--variant", args->variant,
                   "Run the file's [[variant]] NAME (its assignments, then --set)");
+  cmd->add_option("--plot", args->plot,
+                  "Draw the run's time series to FILE.svg or FILE.png (gnuplot): packet rate, "
+                  "interrupts/s per vector, Rx ring used/free, moderation setting; one sample per "
+                  "scenario.series-interval");
+  cmd->add_option("--plot-csv", args->plot_csv,
+                  "Write the time series' samples as CSV to FILE ('-': stdout)");
   cmd->add_flag("--print-scenario", args->print_scenario,
                 "Print every key of the effective scenario (file, then --set) as TOML; no run");
   cmd->callback([args, &status] { status = run_sim(*args); });

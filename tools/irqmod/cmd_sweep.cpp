@@ -38,15 +38,16 @@ struct SweepArgs {
   std::string plot;
 };
 
-// --csv/--json (CSV on stdout when neither), then --plot's picture.
-int write_results(const SweepArgs& args, const sweep::Table& table, const std::string& title) {
+// Opens --csv/--json (CSV on stdout when neither) and --plot's picture, before any work.
+int open_results(const SweepArgs& args, TableFiles& files) {
   const std::string csv = args.csv.empty() && args.json.empty() ? "-" : args.csv;
-  const int written = write_table_files(table, csv, args.json, "sweep");
-  if (written != 0 || args.plot.empty()) return written;
+  return open_table_files(csv, args.json, args.plot, "sweep", files);
+}
+
+int write_results(TableFiles& files, const sweep::Table& table, const std::string& title) {
   sweep::PlotRequest request;
-  request.output = args.plot;
   request.title = title;
-  return draw_plot(table, request, "sweep");
+  return write_table_files(files, table, request, "sweep");
 }
 
 int run_merge(const SweepArgs& args) {
@@ -64,12 +65,14 @@ int run_merge(const SweepArgs& args) {
     }
     shards.push_back(std::move(table).value());
   }
+  TableFiles files;
+  if (const int opened = open_results(args, files)) return opened;
   auto merged = sweep::merge(shards, args.merge, sweep::kPointColumn, sweep::kPointsColumn);
   if (!merged) {
     std::cerr << "irqmod sweep: " << merged.error().what() << "\n";
     return kExitBadInput;
   }
-  return write_results(args, merged.value(), "irqmod sweep --merge");
+  return write_results(files, merged.value(), "irqmod sweep --merge");
 }
 
 int run_sweep(const SweepArgs& args, const MpiWorld& world) {
@@ -141,6 +144,11 @@ int run_sweep(const SweepArgs& args, const MpiWorld& world) {
         static_cast<std::size_t>(world.rank))
       points.push_back(i);
   }
+  // The outputs before the points: a path that cannot be written fails now, not after the
+  // sweep. Rank 0 writes them; every rank learns whether it could open them.
+  TableFiles files;
+  const int opened = broadcast_int(world, world.rank == 0 ? open_results(args, files) : kExitOk);
+  if (opened != kExitOk) return opened;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const unsigned jobs =
       args.jobs ? args.jobs : std::max(1u, cores / static_cast<unsigned>(world.size));
@@ -187,7 +195,7 @@ int run_sweep(const SweepArgs& args, const MpiWorld& world) {
   std::string title = "irqmod sweep " + args.file;
   for (const std::string& v : args.vary)
     title += " --vary " + v;
-  return write_results(args, outcome.table, title);
+  return write_results(files, outcome.table, title);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 //
 // Finds the setting that minimises METRIC under the constraints (sweep/tune.hpp), prints it with
 // its metrics, the runner-ups and the commands that apply it; exit 1, with the closest point,
-// when no run meets them. Without --vary or --search it searches the default space below.
+// when no run meets them. Without --vary or --search it searches sweep::default_tune_space().
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -22,15 +22,6 @@
 
 namespace irqmod::cli {
 namespace {
-
-// The default space: busy polling off or at the 50 us Linux's documentation suggests
-// (Documentation/networking/napi.rst, "busy polling"), hard IRQs deferred 0 or 2 polls (the
-// value of the kernel's IRQ-suspension example, same file), and searched: rx-usecs over i40e's
-// range of useful values 1..128 us and gro_flush_timeout 0..200 us (napi.rst's example: 20 us).
-const std::vector<std::string> kDefaultVary = {"napi.busy_read=0,50us",
-                                               "napi.napi_defer_hard_irqs=0,2"};
-const std::vector<std::string> kDefaultSearch = {"nic.rx-usecs=1:128",
-                                                 "napi.gro_flush_timeout=0us:200us"};
 
 struct TuneArgs {
   std::string file;
@@ -104,34 +95,42 @@ int run_tune(const TuneArgs& args) {
   request.base.duration = args.duration;
   request.base.seeds = args.seeds;
   const bool defaults = args.vary.empty() && args.search.empty();
-  for (const std::string& v : defaults ? kDefaultVary : args.vary) {
+  const sweep::TuneSpace space =
+      defaults ? sweep::default_tune_space() : sweep::TuneSpace{args.vary, args.search};
+  for (const std::string& v : space.vary) {
     auto axis = sweep::parse_vary(v);
     if (!axis) return fail(axis.error().what());
     request.base.axes.push_back(axis.value());
   }
-  for (const std::string& v : defaults ? kDefaultSearch : args.search) {
+  for (const std::string& v : space.search) {
     auto axis = sweep::parse_search(v);
     if (!axis) return fail(axis.error().what());
     request.search.push_back(axis.value());
   }
-  // Each grid value and each searched key's bounds, alone, through the scenario's validation.
+  // Each grid value and each searched key's bounds the user gave, alone, through the scenario's
+  // validation. The default space is not: a value of it the scenario refuses (adaptive-rx on a
+  // file without a sample-interval) is a combination skipped and counted like any other.
   sweep::Spec check = request.base;
   for (const auto& s : request.search) {
     check.axes.push_back({s.key,
                           {std::to_string(std::llround(s.low)) + s.unit,
                            std::to_string(std::llround(s.high)) + s.unit}});
   }
-  if (auto bad = sweep::check_axes(check)) return fail(*bad);
+  if (!defaults) {
+    if (auto bad = sweep::check_axes(check)) return fail(*bad);
+  }
   request.evaluations = args.evaluations;
   request.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
 
+  // The outputs before the runs: a path that cannot be written fails now.
+  TableFiles files;
+  if (const int opened = open_table_files(args.csv, args.json, "", "tune", files)) return opened;
   const sweep::TuneResult result = sweep::tune(request);
   if (result.error) {
     std::cerr << "irqmod tune: " << result.error->message << "\n";
     return result.error->bad_input ? kExitBadInput : kExitRunFailed;
   }
-  if (const int written = write_table_files(result.table, args.csv, args.json, "tune"))
-    return written;
+  if (const int written = write_table_files(files, result.table, {}, "tune")) return written;
 
   std::string goal = "minimise " + request.minimize.name;
   for (std::size_t i = 0; i < request.constraints.size(); ++i)
@@ -146,6 +145,17 @@ int run_tune(const TuneArgs& args) {
       std::printf(" %s %g..%g%s", s.key.c_str(), s.low, s.high, s.unit.c_str());
   }
   std::printf("; %zu runs\n", result.table.rows.size());
+  if (result.same_points > 0) {
+    std::printf(
+        "same: %zu grid points ran as an earlier one at the middle of the ranges (a "
+        "setting with no effect on this scenario) and were not searched again\n",
+        result.same_points);
+  }
+  if (result.skipped_points + result.skipped_runs > 0) {
+    std::printf(
+        "skipped: %zu grid points and %zu searched settings the scenario refuses (e.g. %s)\n",
+        result.skipped_points, result.skipped_runs, result.skipped_example.c_str());
+  }
 
   const auto metrics_of = [&](const sweep::Candidate& c) {
     std::string metrics;
@@ -207,10 +217,11 @@ void add_tune_command(CLI::App& app, int& status) {
                   "(repeatable)");
   cmd->add_option("--vary", args->vary,
                   "A discrete choice: KEY=V1,V2,... or FROM:TO:STEP (repeatable; default: "
-                  "busy_read 0,50us x napi_defer_hard_irqs 0,2)");
+                  "moderation coalesce,dim,adaptive-itr x adaptive-rx x busy_read 0,50us x "
+                  "busy_poll 0,50us x napi_defer_hard_irqs 0,2 x irq_suspend_timeout 0,20ms)");
   cmd->add_option("--search", args->search,
                   "A continuous key for NLopt: KEY=LOW:HIGH (repeatable; default: rx-usecs "
-                  "1:128, gro_flush_timeout 0us:200us)");
+                  "0:128, rx-frames 0:64, gro_flush_timeout 0us:200us)");
   cmd->add_option("--evaluations", args->evaluations, "NLopt's runs per grid point, at most");
   cmd->add_option("-j,--jobs", args->jobs, "Grid points searched at once (default: the cores)");
   cmd->add_option("--set", args->sets, "Override a key in every run (repeatable)");

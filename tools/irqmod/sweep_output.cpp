@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "commands.hpp"
 
@@ -35,29 +36,21 @@ bool commit_output(Output& out, const std::string& command) {
 
 }  // namespace
 
-int write_table_files(const sweep::Table& table, const std::string& csv, const std::string& json,
-                      const std::string& command) {
-  for (const auto& [path, as_json] : {std::pair{&csv, false}, std::pair{&json, true}}) {
-    if (path->empty()) continue;
-    auto out = open_output(*path, as_json ? "--json" : "--csv", command);
-    if (!out) return kExitIoFailed;
-    if (as_json) {
-      sweep::write_json(out->stream(), table);
-    } else {
-      sweep::write_csv(out->stream(), table);
-    }
-    if (!commit_output(*out, command)) return kExitIoFailed;
+int open_picture(const std::string& path, const char* flag, const std::string& command,
+                 std::unique_ptr<Output>& out) {
+  if (auto bad = sweep::check_picture_name(path)) {
+    bad->key = flag;
+    std::cerr << "irqmod " << command << ": " << bad->what() << "\n";
+    return kExitBadInput;
   }
-  return kExitOk;
+  out = open_output(path, flag, command);
+  return out ? kExitOk : kExitIoFailed;
 }
 
-int draw_plot(const sweep::Table& table, const sweep::PlotRequest& request,
-              const std::string& command) {
-  // The picture is drawn into a scratch file (gnuplot writes it by name), then copied through
-  // Output so that request.output appears only complete, as every other result file does.
-  sweep::PlotRequest scratch = request;
-  const std::size_t dot = request.output.rfind('.');
-  const std::string extension = dot == std::string::npos ? "" : request.output.substr(dot);
+int draw_picture(Output& out, const std::string& path, const char* flag, const std::string& command,
+                 const PlotMaker& make) {
+  const std::size_t dot = path.rfind('.');
+  const std::string extension = dot == std::string::npos ? "" : path.substr(dot);
   char data_path[] = "/tmp/irqmod-plot-XXXXXX";
   std::string image_path = std::string("/tmp/irqmod-plot-XXXXXX") + extension;
   const int data_fd = mkstemp(data_path);
@@ -76,20 +69,13 @@ int draw_plot(const sweep::Table& table, const sweep::PlotRequest& request,
     std::cerr << "irqmod " << command << ": cannot make a temporary file for gnuplot in /tmp\n";
     return kExitIoFailed;
   }
-  // Checked with the user's file name, so that a message names it rather than the scratch file.
-  // irqmod plot names the picture with -o/--out, sweep with --plot: a message names the one typed.
-  const char* flag = command == "plot" ? "--out" : "--plot";
-  if (auto checked = sweep::make_plot(table, request, data_path); !checked) {
-    Error error = checked.error();
+  auto files = make(image_path, data_path);
+  if (!files) {
+    Error error = files.error();
     if (error.key == "--plot") error.key = flag;
     std::cerr << "irqmod " << command << ": " << error.what() << "\n";
     return kExitBadInput;
   }
-  scratch.output = image_path;
-  auto files = sweep::make_plot(table, scratch, data_path);
-  // The extension is checked by make_plot; the destination before gnuplot runs.
-  auto out = open_output(request.output, flag, command);
-  if (!out) return kExitIoFailed;
   {
     std::ofstream data(data_path);
     data << files->data;
@@ -103,12 +89,57 @@ int draw_plot(const sweep::Table& table, const sweep::PlotRequest& request,
   }
   std::ifstream image(image_path, std::ios::binary);
   if (rc != 0 || !image || image.peek() == std::ifstream::traits_type::eof()) {
-    std::cerr << "irqmod " << command << ": gnuplot could not draw '" << request.output
+    std::cerr << "irqmod " << command << ": gnuplot could not draw '" << path
               << "' (is Debian's gnuplot-nox installed? scripts/install-deps.sh)\n";
     return kExitIoFailed;
   }
-  out->stream() << image.rdbuf();
-  return commit_output(*out, command) ? kExitOk : kExitIoFailed;
+  out.stream() << image.rdbuf();
+  return commit_output(out, command) ? kExitOk : kExitIoFailed;
+}
+
+int open_table_files(const std::string& csv, const std::string& json, const std::string& picture,
+                     const std::string& command, TableFiles& files) {
+  for (const auto& [path, flag, holder] :
+       {std::tuple{&csv, "--csv", &files.csv}, std::tuple{&json, "--json", &files.json}}) {
+    if (path->empty()) continue;
+    *holder = open_output(*path, flag, command);
+    if (!*holder) return kExitIoFailed;
+  }
+  files.picture_path = picture;
+  if (picture.empty()) return kExitOk;
+  return open_picture(picture, "--plot", command, files.picture);
+}
+
+int write_table_files(TableFiles& files, const sweep::Table& table,
+                      const sweep::PlotRequest& request, const std::string& command) {
+  for (const auto& [out, as_json] :
+       {std::pair{files.csv.get(), false}, std::pair{files.json.get(), true}}) {
+    if (!out) continue;
+    if (as_json) {
+      sweep::write_json(out->stream(), table);
+    } else {
+      sweep::write_csv(out->stream(), table);
+    }
+    if (!commit_output(*out, command)) return kExitIoFailed;
+  }
+  if (!files.picture) return kExitOk;
+  const char* flag = command == "plot" ? "--out" : "--plot";
+  return draw_picture(*files.picture, files.picture_path, flag, command,
+                      [&](const std::string& image, const std::string& data) {
+                        sweep::PlotRequest scratch = request;
+                        scratch.output = image;
+                        return sweep::make_plot(table, scratch, data);
+                      });
+}
+
+int draw_plot(const sweep::Table& table, const sweep::PlotRequest& request,
+              const std::string& command) {
+  // irqmod plot names the picture with -o/--out: a message names the one typed.
+  TableFiles files;
+  files.picture_path = request.output;
+  if (const int opened = open_picture(request.output, "--out", command, files.picture))
+    return opened;
+  return write_table_files(files, table, request, command);
 }
 
 PointProgress::PointProgress() : start_(SteadyClock::now()), tty_(isatty(STDERR_FILENO) != 0) {}

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -142,10 +143,11 @@ enum class Moderation : std::uint8_t {
 };
 
 struct ScenarioSection {
-  std::string name;      // scenario.name; the file's stem when not given
-  Duration duration{};   // scenario.duration: simulated time
-  Duration warmup{};     // scenario.warmup: simulated first, not measured
-  std::uint64_t seed{};  // scenario.seed: every random stream derives from it
+  std::string name;            // scenario.name; the file's stem when not given
+  Duration duration{};         // scenario.duration: simulated time
+  Duration warmup{};           // scenario.warmup: simulated first, not measured
+  std::uint64_t seed{};        // scenario.seed: every random stream derives from it
+  Duration series_interval{};  // scenario.series-interval: the time series' step; 0 = automatic
   friend bool operator==(const ScenarioSection&, const ScenarioSection&) = default;
 };
 
@@ -540,11 +542,22 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
 // The same, reading the file.
 LoadResult load_scenario_file(const std::string& path, std::span<const std::string> overrides = {});
 
+// `--duration T` as every command reads it (irqmod sim, run, sweep, tune): the time measured after
+// the scenario's warm-up, so scenario.duration = scenario.warmup + T. `load(sets)` loads the
+// scenario with overrides (a file, or a text already read); `sets` are the command's; without a
+// duration they are loaded as they are. The sum saturates, so one past the int64 range is refused
+// by scenario.duration's range check, not wrapped. Errors name --duration.
+LoadResult load_measured(const std::function<LoadResult(std::span<const std::string>)>& load,
+                         std::vector<std::string> sets, const std::optional<std::string>& duration);
+
 // Applies one "key=value" override to `scenario` (same parsing and range checks as the file;
 // cross-key checks run in validate()). `origin` is what the user typed, named in the Diagnostic:
 // "--set", or a flag that stands for a key ("--seed" for scenario.seed).
 std::optional<Diagnostic> apply_override(Scenario& scenario, std::string_view assignment,
                                          std::string_view origin = "--set");
+
+// The most samples scenario.series-interval may ask of one run.
+inline constexpr std::int64_t kMaxSeriesSamples = 1'000'000;
 
 // The cross-key checks (a pcap kind needs a file, moderation settings pass the policy's own
 // validator, cores exist, ...). `file` is used in the Diagnostic; the line is 0.

@@ -31,6 +31,7 @@
 #include "irqmod/error.hpp"
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/series.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/time.hpp"
 
@@ -38,6 +39,9 @@ namespace irqmod::sim {
 
 struct RunOptions {
   TraceWriter* trace = nullptr;  // the timeline, or none
+  // The time series (series.hpp), filled by the run, or none. Not for a storage or AF_XDP run
+  // (an error). An RFC 2544 search fills it from the run at the rate found.
+  RunSeries* series = nullptr;
   // Called about every 1 % of simulated time with the time reached; may be null.
   void (*progress)(void* context, Instant reached, Instant end) = nullptr;
   void* progress_context = nullptr;

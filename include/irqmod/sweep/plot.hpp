@@ -8,10 +8,12 @@
 // The output's extension picks the terminal: .svg (svg) or .png (pngcairo).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "irqmod/error.hpp"
+#include "irqmod/sim/series.hpp"
 #include "irqmod/sweep/table.hpp"
 
 namespace irqmod::sweep {
@@ -31,9 +33,25 @@ struct PlotFiles {
 // The varied keys of a sweep's table: the columns between "points" and "scenario".
 std::vector<std::string> varied_keys(const Table& table);
 
+// Whether `path` names a picture gnuplot can write: it ends in .svg or .png. Error key "--plot".
+std::optional<Error> check_picture_name(const std::string& path);
+
 // Errors name the flag: --plot / an unknown extension, --against / not a varied key, --metric /
 // not a column, or a table with no latency to draw.
 Expected<PlotFiles> make_plot(const Table& table, const PlotRequest& request,
                               const std::string& data_path);
+
+// A run's time series (irqmod sim --plot): four panels stacked on one time axis, from the top:
+// the packet rate (Rx frames and drops per second, per queue), the interrupt rate per vector,
+// the Rx ring (descriptors used, free, and the ring's size) and the moderation setting in us
+// (net_dim's profile index on the right axis with dim). Rates are per sample interval, drawn as
+// steps over it; the ring is its state at each sample. A dashed line marks the warm-up's end.
+// `data` is the series as write_series_csv writes it, the file gnuplot reads at `data_path`.
+struct SeriesPlotRequest {
+  std::string output;  // .svg or .png
+  std::string title;
+};
+Expected<PlotFiles> make_series_plot(const sim::RunSeries& series, const SeriesPlotRequest& request,
+                                     const std::string& data_path);
 
 }  // namespace irqmod::sweep

@@ -23,10 +23,11 @@
 
 namespace irqmod::sweep {
 
-// `--duration T` as `irqmod sim` reads it: the time measured after the scenario's warm-up
-// (scenario.duration = warmup + T). `text` is the file's contents, `file` its name. The command
-// line checks the file and its flags once through tools/irqmod/scenario_input.cpp (sim's path:
-// a directory or non-regular file refused) before reading `text`; this runs each point.
+// `--duration T` as `irqmod sim` reads it (sim::load_measured, the one rule for every command):
+// the time measured after the scenario's warm-up (scenario.duration = warmup + T). `text` is the
+// file's contents, `file` its name. The command line checks the file and its flags once through
+// tools/irqmod/scenario_input.cpp (sim's path: a directory or non-regular file refused) before
+// reading `text`; this runs each point.
 sim::LoadResult load_measured(const std::string& text, const std::string& file,
                               std::vector<std::string> sets,
                               const std::optional<std::string>& duration);

@@ -25,6 +25,20 @@ struct SearchAxis {
 };
 Expected<SearchAxis> parse_search(std::string_view spec);
 
+// The space irqmod tune searches when given no --vary or --search (tune.cpp says where each
+// value comes from): the moderation kind, adaptive-rx, busy_read, busy_poll, napi_defer_hard_irqs
+// and irq_suspend_timeout on the grid (96 points); rx-usecs, rx-frames and gro_flush_timeout
+// searched. It stays bounded because most of the grid is skipped: on pingpong-udp 16 points are
+// refused (adaptive-rx with coalescing and no sample-interval) and 67 run as an earlier point
+// (busy_poll for a server blocking in recv, irq_suspend_timeout without prefer_busy_poll, ...),
+// leaving 13 searched: 263 runs, 12.5 s of CPU, 16.7 s and 23.7 s wall on the 2-core machine at
+// load 7 (measured 2026-11-30).
+struct TuneSpace {
+  std::vector<std::string> vary;    // --vary KEY=V1,V2
+  std::vector<std::string> search;  // --search KEY=LOW:HIGH
+};
+TuneSpace default_tune_space();
+
 struct TuneRequest {
   Spec base;  // the scenario, --set, --duration, --seeds; base.axes: the discrete grid
   std::vector<SearchAxis> search;
@@ -41,11 +55,19 @@ struct Candidate {
   double violation = 0;                // the sum of the constraints' violations (0: all met)
 };
 
+// A setting the scenario refuses (a combination its validation rejects, such as adaptive-rx with
+// no sample-interval) is skipped and counted, not an error: a grid point whose first setting is
+// refused is skipped whole, a searched setting refused is a point NLopt is told is infeasible.
 struct TuneResult {
   Table table;                      // every distinct run, in search order
   std::vector<Candidate> ranked;    // met first by objective, then the rest by violation
   bool met = false;                 // ranked[0] meets every constraint
-  std::optional<PointError> error;  // a run the scenario refused or that failed
+  std::optional<PointError> error;  // a run that failed (conservation), or every point refused
+  std::size_t skipped_points = 0;   // grid points the scenario refuses
+  std::size_t skipped_runs = 0;     // searched settings it refuses, at grid points it accepts
+  std::size_t same_points = 0;      // grid points whose first run equals an earlier point's
+                                    // (a knob with no effect on this scenario): not searched
+  std::string skipped_example;      // the first refusal's message
 };
 TuneResult tune(const TuneRequest& request);
 

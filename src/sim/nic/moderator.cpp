@@ -173,4 +173,9 @@ std::optional<std::uint32_t> Moderator::coalescing_usecs() const {
   return c->coalescer.thresholds().usecs;
 }
 
+std::int32_t Moderator::dim_profile() const {
+  const auto* c = std::get_if<Coalescing>(&state_);
+  return c && c->dim ? std::int32_t{c->dim->state().profile_ix} : -1;
+}
+
 }  // namespace irqmod::sim

@@ -93,8 +93,10 @@ class Moderator {
   Duration sample_interval() const;
   Arm on_sample(napi::Vector& vector, Instant t, std::uint64_t frames_arrived);
 
-  // The setting in effect for the trace: rx-usecs of a coalescer, else none.
+  // The setting in effect (the trace, the time series): rx-usecs of a coalescer, else none.
   std::optional<std::uint32_t> coalescing_usecs() const;
+  // net_dim's current profile index, -1 without net_dim.
+  std::int32_t dim_profile() const;
 
  private:
   struct Immediate {};

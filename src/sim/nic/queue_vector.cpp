@@ -83,12 +83,21 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
 void QueueVector::trace_start() {
   if (!world_.trace || !rx_) return;
   // The moderation setting in effect from the start; later changes add samples.
-  if (const auto usecs = rx_moderator_.coalescing_usecs()) {
-    world_.trace->counter(kTraceNic, "rx-usecs", "usecs", world_.now(), *usecs);
-  } else {
-    world_.trace->counter(kTraceNic, "itr", "usecs", world_.now(),
-                          vector_.itr_interval().count() / 1000);
-  }
+  const QueueSample now = rx_sample();
+  world_.trace->counter(kTraceNic, rx_moderator_.coalescing_usecs() ? "rx-usecs" : "itr", "usecs",
+                        world_.now(), now.moderation_ns / 1000);
+}
+
+QueueSample QueueVector::rx_sample() const {
+  QueueSample out;
+  out.used = static_cast<std::uint32_t>(rx_->size());
+  out.free = rx_->free_descriptors();
+  out.written_back = rx_written_back_;
+  out.dropped = rx_dropped_;
+  const auto usecs = rx_moderator_.coalescing_usecs();
+  out.moderation_ns = usecs ? std::int64_t{*usecs} * 1000 : vector_.itr_interval().count();
+  out.dim_profile = rx_moderator_.dim_profile();
+  return out;
 }
 
 // ---- the device side -------------------------------------------------------------------------
@@ -101,11 +110,9 @@ void QueueVector::land(const Packet& packet, Instant writeback) {
     report_lost(peers_, packet.flow);
     return;
   }
-  if (world_.trace) {
-    ++rx_written_back_;
-    if (world_.trace->frames())
-      world_.trace->instant(kTraceNic, index_, "frame written back", "nic", writeback);
-  }
+  ++rx_written_back_;
+  if (world_.trace && world_.trace->frames())
+    world_.trace->instant(kTraceNic, index_, "frame written back", "nic", writeback);
   apply(rx_moderator_.on_writeback(vector_, writeback, rx_->free_descriptors(),
                                    rx_->newest().frame_bytes),
         deadline_slot_);
@@ -421,17 +428,16 @@ Duration QueueVector::stack_cost(const Scan& scan, Core& core, Duration before) 
 
 void QueueVector::trace_ring() {
   if (world_.trace) {
-    world_.trace->counter(kTraceNic, ring_counter_, "descriptors", world_.now(),
-                          static_cast<std::int64_t>(rx_->size()));
+    const QueueSample ring = rx_sample();
+    world_.trace->counter(kTraceNic, ring_counter_, "descriptors", world_.now(), ring.used);
     // What the ring-low LLI compares with its threshold (seed 004's feedback loop).
-    world_.trace->counter(kTraceNic, free_counter_, "descriptors", world_.now(),
-                          static_cast<std::int64_t>(rx_->free_descriptors()));
+    world_.trace->counter(kTraceNic, free_counter_, "descriptors", world_.now(), ring.free);
     // Running totals (Perfetto draws their slope as the rate): the frames instead of an event
     // each, unless --trace-detail frames asked for those too.
     world_.trace->counter(kTraceNic, written_back_counter_, "frames", world_.now(),
-                          static_cast<std::int64_t>(rx_written_back_));
+                          static_cast<std::int64_t>(ring.written_back));
     world_.trace->counter(kTraceNic, dropped_counter_, "frames", world_.now(),
-                          static_cast<std::int64_t>(rx_dropped_));
+                          static_cast<std::int64_t>(ring.dropped));
   }
 }
 

@@ -31,6 +31,7 @@
 #include "irqmod/napi/vector.hpp"
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/series.hpp"
 #include "sim/cpu/net_rx.hpp"
 #include "sim/host/mclgeti.hpp"
 #include "sim/host/stack.hpp"
@@ -147,6 +148,9 @@ class QueueVector {
   bool wants_next_tx() const { return tx_ && tx_moderator_.wants_next_frame(vector_); }
   // Trace: the moderation setting at the start.
   void trace_start();
+  // The Rx ring and the Rx moderation setting now: what the trace's counters and the run's time
+  // series (sampler.hpp) both read. Needs an Rx queue.
+  QueueSample rx_sample() const;
 
   // ---- polling (NET_RX and busy poll) ----
   // Cleans Tx completions, then takes up to `budget` Rx frames (landing what arrived first).
@@ -287,7 +291,7 @@ class QueueVector {
   std::uint64_t interrupts_ = 0;
   std::uint64_t rx_dropped_ = 0;       // frames dropped at this vector's Rx ring
   std::uint64_t rx_cleaned_ = 0;       // frames its polls took from the ring
-  std::uint64_t rx_written_back_ = 0;  // frames landed in the ring, counted only when tracing
+  std::uint64_t rx_written_back_ = 0;  // frames landed in the ring
   TimerIrq timer_irq_{};
   IrqPoll irq_poll_{};
   NapiThread thread_job_{};
