@@ -122,6 +122,8 @@ void add_serve_command(CLI::App& app, int& status) {
     std::optional<std::int64_t> max_predicted_gap_us;
     // adaptive: wakeup cost in µs; empty = measured at start (measure_timed_sleep_overshoot).
     std::optional<std::int64_t> wakeup_cost_us;
+    // adaptive: a fixed spin window in µs, no prediction (the frontier's fixed settings).
+    std::optional<std::int64_t> fixed_spin_us;
     // kernel-busy-poll: the EPIOCSPARAMS / socket-option values; empty = KernelBusyPollConfig's.
     std::optional<std::int64_t> busy_poll_usecs;
     std::optional<std::int64_t> busy_poll_budget;
@@ -153,6 +155,9 @@ void add_serve_command(CLI::App& app, int& status) {
                   "adaptive: how early to wake before a predicted arrival, in us (default: the "
                   "measured 90th percentile lateness of a timed sleep on this host)");
 
+  cmd->add_option("--fixed-spin", args->fixed_spin_us,
+                  "adaptive: spin this many us, then block; no prediction and no adaptation of "
+                  "the window (the fixed settings adaptive is judged against)");
   cmd->add_option("--busy-poll-usecs", args->busy_poll_usecs,
                   "kernel-busy-poll: SO_BUSY_POLL and EPIOCSPARAMS busy_poll_usecs (default 50; "
                   "0 with --prefer-busy-poll on: one poll per wait, the 6.13 suspend mode)");
@@ -208,6 +213,25 @@ void add_serve_command(CLI::App& app, int& status) {
       cost_reason = "90th percentile lateness of " + std::to_string(kWakeupSamples) +
                     " timed sleeps of " + std::to_string(kWakeupSampleSleep.count() / 1000) +
                     " us, measured now";
+    }
+    if (args->fixed_spin_us) {
+      if (config.mode != rt::LoopMode::adaptive)
+        return fail(Error{"--fixed-spin", "applies to --mode adaptive only"});
+      if (args->idle_poll_window_us || args->max_predicted_gap_us)
+        return fail(Error{"--fixed-spin",
+                          "sets the window and turns prediction off: give it without "
+                          "--idle-poll-window and --max-predicted-gap"});
+      const Expected<Duration> d =
+          microseconds_flag(*args->fixed_spin_us, "--fixed-spin", " (0 = block at once)");
+      if (!d) return fail(d.error());
+      // A window that neither grows nor shrinks (factors 1, start = the window) and a horizon
+      // of 0: the poller spins up to the window after every message, then blocks.
+      config.adaptive.idle_poll_window = *d;
+      if (*d > Duration::zero()) config.adaptive.spin_grow_start = *d;
+      config.adaptive.spin_grow = 1;
+      config.adaptive.spin_shrink = 1;
+      config.adaptive.max_predicted_gap = Duration::zero();
+      window_reason = horizon_reason = "--fixed-spin";
     }
     // The first spin window may not exceed a non-zero window (adaptive_poll::validate).
     if (config.adaptive.idle_poll_window > Duration::zero())
