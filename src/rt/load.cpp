@@ -26,9 +26,6 @@ namespace {
 
 namespace sp = sockperf;
 
-// How long the run waits for the last replies after the schedule ends: far above a round trip
-// on the lab, short next to a run.
-constexpr std::int64_t kGraceNs = 100'000'000;
 // Most connections: each TCP one holds a 64 KiB frame buffer; more than this on one client
 // thread measures the client.
 constexpr unsigned kMaxConnections = 64;
@@ -74,6 +71,8 @@ std::optional<Error> validate(const Config& c) {
     return Error{"--rate", "must be above 0 and at most 1000000 requests per second"};
   if (!(c.duration_s > 0 && c.duration_s <= kMaxDuration))
     return Error{"--duration", "must be above 0 and at most 3600 seconds"};
+  if (!(c.grace_s >= 0 && c.grace_s <= kMaxDuration))
+    return Error{"--grace", "must be between 0 and 3600 seconds"};
   if (!(c.warmup_s >= 0 && c.warmup_s < c.duration_s))
     return Error{"--warmup", "must be at least 0 and below --duration"};
   if (c.size < sp::kHeaderSize || c.size > sp::kMaxMessageSize)
@@ -142,6 +141,7 @@ Expected<Result> run(const Config& c) {
   const std::int64_t start = now_ns();
   const std::int64_t warm_end = start + static_cast<std::int64_t>(c.warmup_s * 1e9);
   const std::int64_t schedule_end = start + static_cast<std::int64_t>(c.duration_s * 1e9);
+  const auto grace_ns = static_cast<std::int64_t>(c.grace_s * 1e9);
   double next_s = gap_s(random);
   const auto next_ns = [&] { return start + static_cast<std::int64_t>(next_s * 1e9); };
 
@@ -182,8 +182,8 @@ Expected<Result> run(const Config& c) {
       now = now_ns();
     }
     const bool scheduling = next_ns() < schedule_end;
-    if (!scheduling && (r.received == r.sent || now >= schedule_end + kGraceNs)) break;
-    const std::int64_t wake = scheduling ? next_ns() : schedule_end + kGraceNs;
+    if (!scheduling && (r.received == r.sent || now >= schedule_end + grace_ns)) break;
+    const std::int64_t wake = scheduling ? next_ns() : schedule_end + grace_ns;
     const std::int64_t wait = std::max<std::int64_t>(0, wake - now);
     const timespec timeout{static_cast<time_t>(wait / 1'000'000'000),
                            static_cast<long>(wait % 1'000'000'000)};

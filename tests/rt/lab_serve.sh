@@ -4,8 +4,8 @@
 # Each case makes its own lab (irqmod-lab-s<pid>, addresses 198.18.0.1-2 inside its namespaces
 # only) and removes it on any exit; every sockperf run is bounded (-t 1, timeout 30). A case
 # that needs a newer kernel than the running one exits 77 (ctest: "Skipped"), naming the feature.
-#   bad-input       serve's kernel busy-poll flags and lab up --loss: bad values exit 2 naming
-#                   the flag (no lab needed)
+#   bad-input       serve's kernel busy-poll flags, lab up --loss, load's flags: bad values exit
+#                   2 naming the flag (no lab needed)
 #   mode-M          serve --mode M over UDP and TCP: sockperf pp reports 0 dropped, and
 #                   BusyPollRxPackets (TcpExt, the server namespace's /proc/net/netstat) rises
 #                   for kernel-busy-poll and stays put for the other modes
@@ -14,6 +14,7 @@
 #   no-prefer       its control: with --prefer-busy-poll off and usecs 0, no busy polling
 #   fullbusy        kernel-busy-poll --busy-poll-usecs 1000 --epoll-timeout 1: 0 dropped, busy
 #                   polled; epoll --epoll-timeout 0 counts spins
+#   load            irqmod load over 4 TCP connections and over UDP: every request answered
 #   loss-udp        lab up --loss 0.2: an open-loop UDP run completes, every message the server
 #                   saw is answered, and the loss in each direction is within a wide binomial
 #                   band around 0.2; up without --loss removes the filter; down removes the lab
@@ -167,7 +168,34 @@ case $case in
     for bad in -0.1 1.5 abc nan inf 0x1 "" 1e; do
       check_bad "--loss: '$bad': a probability from 0 to 1" lab up --name "$lab" --loss "$bad"
     done
+    check_bad "--connections: 0: allowed 1 to 64" load --connections 0
+    check_bad "--rate: must be above 0" load --rate 0
+    check_bad "--warmup: must be at least 0 and below --duration" load --duration 1 --warmup 1
+    check_bad "--grace: must be between 0 and 3600 seconds" load --grace -1
     ! ip netns list | grep -qE "^$lab-(srv|cli)( |$)" || fail "bad input left a namespace"
+    ;;
+  load)
+    # irqmod load: 4 TCP connections and UDP, Poisson at 2000 req/s for 1 s: every request
+    # answered, over every connection, and the server saw exactly what load sent.
+    run 0 up lab up --name "$lab"
+    serve load-tcp --tcp --mode epoll
+    serve load-udp --mode epoll
+    for proto in tcp udp; do
+      flag=; [[ $proto == udp ]] && flag=--udp
+      ip netns exec "$cli" timeout 30 "$irqmod" load -i 198.18.0.1 -p "${ports[load-$proto]}" \
+        $flag --connections 4 --rate 2000 --duration 1 --warmup 0.2 --grace 20 --json \
+        >"$work/load-$proto-client" 2>&1 || fail "irqmod load ($proto) exited $?"
+      stop_server "load-$proto"
+      line=$(cat "$work/load-$proto-client")
+      lf() { grep -o "\"$1\": [0-9]*" <<<"$line" | grep -o '[0-9]*$'; }
+      sent=$(lf sent)
+      ((sent > 1000 && $(lf received) == sent && $(lf lost) == 0 && $(lf unexpected) == 0)) ||
+        fail "load $proto: $line"
+      (($(lf measured) > 0 && $(lf measured) < sent)) || fail "load $proto: warm-up not left out"
+      (($(final_field "load-$proto" replies) == sent)) || fail "load $proto: server replies differ"
+      [[ $proto == udp ]] || (($(final_field load-tcp connections_accepted) == 4)) ||
+        fail "load tcp: not 4 connections"
+    done
     ;;
   mode-*)
     mode=${case#mode-}

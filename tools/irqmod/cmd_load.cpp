@@ -29,6 +29,8 @@ void add_load_command(CLI::App& app, int& status) {
       ->capture_default_str();
   cmd->add_option("--size", config->size, "Bytes per message, header included")
       ->capture_default_str();
+  cmd->add_option("--grace", config->grace_s, "Seconds to wait for the last replies")
+      ->capture_default_str();
   cmd->add_option("--seed", config->seed, "Seed of the request schedule")->capture_default_str();
   cmd->add_option("--cpu", config->cpu, "Pin the client to this CPU");
   cmd->add_flag("--json", *json, "One JSON line");
