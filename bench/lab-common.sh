@@ -63,15 +63,8 @@ start_server() {
   done
   return 1
 }
-stop_server() {
-  kill -INT "$server_pid" 2>/dev/null
-  for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$server_pid" 2>/dev/null
-  wait "$server_pid" 2>/dev/null
-  server_pid=
-}
+source bench/server-control.sh  # the working directory is the repository's (cd above)
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 net_rx_total() { awk '$1 == "NET_RX:" { s = 0; for (i = 2; i <= NF; ++i) s += $i; print s }' /proc/softirqs; }
 busy_poll_total() {
   ip netns exec "$srv" awk '$1 == "TcpExt:" && !h { for (i = 2; i <= NF; ++i) c[$i] = i; h = 1; next }

@@ -36,18 +36,7 @@ run() {
 # True when a namespace of this test's lab is left. Anchored: a bare "$lab" would also match
 # the lab of a concurrent test whose pid starts with this one's (t123 in t1234-srv).
 lab_netns_left() { ip netns list | grep -qE "^$lab-(srv|cli|empty)( |$)"; }
-# kernel_at_least MAJOR MINOR: the running kernel is MAJOR.MINOR or newer.
-kernel_at_least() {
-  local major minor
-  IFS=. read -r major minor _ <<<"$(uname -r)"
-  ((major > $1 || (major == $1 && ${minor%%[!0-9]*} >= $2)))
-}
-# needs MAJOR MINOR WHAT: skip (77) this case on a kernel older than MAJOR.MINOR.
-needs() {
-  kernel_at_least "$1" "$2" && return
-  echo "SKIP ($case): Linux $(uname -r) lacks $3 (Linux $1.$2)"
-  exit 77
-}
+source "$(dirname "$0")/kernel_version.sh"
 json_number() { grep -o "\"$1\": [0-9]*" "$2" | head -1 | grep -o '[0-9]*$'; }
 
 case $case in

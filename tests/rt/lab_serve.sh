@@ -38,16 +38,7 @@ fail() { echo "FAIL ($case): $*"; for f in "$work"/*; do [[ -f $f ]] && { echo "
 [[ $(id -u) -eq 0 ]] || fail "these tests create network namespaces and need root"
 command -v sockperf >/dev/null || fail "sockperf is not installed (scripts/install-deps.sh)"
 
-kernel_at_least() {
-  local major minor
-  IFS=. read -r major minor _ <<<"$(uname -r)"
-  ((major > $1 || (major == $1 && ${minor%%[!0-9]*} >= $2)))
-}
-needs() {
-  kernel_at_least "$1" "$2" && return
-  echo "SKIP ($case): Linux $(uname -r) lacks $3 (Linux $1.$2)"
-  exit 77
-}
+source "$(dirname "$0")/kernel_version.sh"
 # run EXPECTED_STATUS NAME ARGS...: runs irqmod, output in $work/NAME, checks the exit status.
 run() {
   local expected=$1 name=$2; shift 2
