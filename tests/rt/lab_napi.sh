@@ -26,27 +26,14 @@ trap cleanup EXIT
 fail() { echo "FAIL ($case): $*"; for f in "$work"/*; do [[ -f $f ]] && { echo "-- $f:"; cat "$f"; }; done; exit 1; }
 [[ $(id -u) -eq 0 ]] || fail "these tests create network namespaces and need root"
 
-# run EXPECTED_STATUS NAME ARGS...: runs irqmod, output in $work/NAME, checks the exit status.
-run() {
-  local expected=$1 name=$2; shift 2
-  "$irqmod" "$@" >"$work/$name" 2>&1
-  local got=$?
-  [[ $got -eq $expected ]] || fail "irqmod $* exited $got, expected $expected"
-}
 # True when a namespace of this test's lab is left. Anchored: a bare "$lab" would also match
 # the lab of a concurrent test whose pid starts with this one's (t123 in t1234-srv).
 lab_netns_left() { ip netns list | grep -qE "^$lab-(srv|cli|empty)( |$)"; }
-source "$(dirname "$0")/kernel_version.sh"
+source "$(dirname "$0")/lab_lib.sh"
 json_number() { grep -o "\"$1\": [0-9]*" "$2" | head -1 | grep -o '[0-9]*$'; }
 
 case $case in
   bad-input)
-    # flag, then the words the message must contain
-    check_bad() {
-      local want=$1; shift
-      run 2 bad "$@"
-      grep -q -- "$want" "$work/bad" || fail "irqmod $*: message lacks '$want': $(cat "$work/bad")"
-    }
     check_bad "--queues: 0: allowed 1 to 64" lab up --name "$lab" --queues 0
     check_bad "--queues: 65: allowed 1 to 64" lab up --name "$lab" --queues 65
     check_bad "--name: 'foo': a lab's name starts with 'irqmod-lab'" lab up --name foo

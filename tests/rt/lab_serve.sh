@@ -38,14 +38,7 @@ fail() { echo "FAIL ($case): $*"; for f in "$work"/*; do [[ -f $f ]] && { echo "
 [[ $(id -u) -eq 0 ]] || fail "these tests create network namespaces and need root"
 command -v sockperf >/dev/null || fail "sockperf is not installed (scripts/install-deps.sh)"
 
-source "$(dirname "$0")/kernel_version.sh"
-# run EXPECTED_STATUS NAME ARGS...: runs irqmod, output in $work/NAME, checks the exit status.
-run() {
-  local expected=$1 name=$2; shift 2
-  "$irqmod" "$@" >"$work/$name" 2>&1
-  local got=$?
-  [[ $got -eq $expected ]] || fail "irqmod $* exited $got, expected $expected"
-}
+source "$(dirname "$0")/lab_lib.sh"
 # A TcpExt (netstat) or Udp (snmp) counter of the server or client namespace.
 netstat_counter() {  # netns file section name
   ip netns exec "$1" awk -v section="$3:" -v name="$4" '
@@ -134,11 +127,6 @@ pp_run() {
 
 case $case in
   bad-input)
-    check_bad() {
-      local want=$1; shift
-      run 2 bad "$@"
-      grep -q -- "$want" "$work/bad" || fail "irqmod $*: message lacks '$want': $(cat "$work/bad")"
-    }
     check_bad "--busy-poll-usecs: applies to --mode kernel-busy-poll only" serve --busy-poll-usecs 0
     check_bad "--prefer-busy-poll: applies to --mode kernel-busy-poll only" serve --mode busy \
       --prefer-busy-poll off
