@@ -113,6 +113,7 @@ pp_check() {
     ((received > 0 && replies >= received)) ||
       fail "$name $proto: server replies $replies, sockperf received $received"
     (($(final_field "$name-$proto" rejected_total) == 0)) || fail "$name $proto: rejects"
+    echo "$name $proto: sockperf received $received replies, 0 dropped; server replies $replies"
   done
 }
 # pp_run NAME SERVE_ARGS...: pp_start, wait, pp_check; busy_delta = BusyPollRxPackets' rise.
