@@ -104,15 +104,23 @@ echo "# timed-sleep lateness measured by serve at start (adaptive's wakeup_cost,
 if command -v gnuplot >/dev/null; then
   for rate in $rates; do
     data=$out_dir/frontier-$rate.dat
-    awk -v r="$rate" '$1 == r { print $4, $3, $2 }' "$table" >"$data"
+    front=$out_dir/frontier-$rate-fixed.dat
+    awk -v r="$rate" '$1 == r && $2 != "adaptive" { print $4, $3, $2 }' "$table" >"$data"
+    awk -v r="$rate" '$1 == r && $2 == "adaptive" { print $4, $3, $2 }' "$table" >"$data.adaptive"
+    # The frontier of the fixed settings: by CPU, each one faster than every cheaper one.
+    sort -g -k1,1 -k2,2 "$data" | awk '$2 != "-" && (best == "" || $2 < best) { print; best = $2 }' >"$front"
     gnuplot <<GNUPLOT
 set terminal pngcairo size 800,500
 set output "$out_dir/frontier-$rate.png"
 set title "irqmod serve on the veth lab, sockperf pp at $rate msg/s: p50 against server CPU"
 set xlabel "server CPU (% of one CPU)"
 set ylabel "p50 latency (us, half round trip)"
-set key off
-plot "$data" using 1:2 with points pt 7, "" using 1:2:3 with labels offset 1,0.5 left
+set xrange [0:110]
+set key top right
+plot "$front" using 1:2 with steps lw 2 title "frontier of the fixed settings", \
+     "$data" using 1:2 with points pt 7 title "fixed settings", \
+     "" using 1:2:3 with labels offset 1,0.5 left notitle, \
+     "$data.adaptive" using 1:2 with points pt 5 ps 2 title "adaptive (default)"
 GNUPLOT
   done
   echo "# plots: $out_dir/frontier-*.png"
