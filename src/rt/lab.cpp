@@ -524,10 +524,16 @@ Expected<Status> status(const std::string& name) {
       s.check_note = napis.error().what();
   }
   const auto id = check_napi_path(name);
-  if (id)
+  if (id) {
     s.socket_napi_id = *id;
-  else
+  } else {
     s.check_note = id.error().what();
+    for (const Device& d : s.devices)
+      if (d.name == kClientDevice && d.loss > 0)
+        s.check_note += "; " + std::string(kClientDevice) + "'s loss filter drops " +
+                        format_probability(d.loss) +
+                        " of its packets (`lab up` without --loss removes it)";
+  }
   return s;
 }
 
