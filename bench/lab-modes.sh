@@ -53,7 +53,7 @@ serve_flags() {  # mode -> irqmod serve flags
 
 if ((threaded)); then lab_up --threaded --napi-cpu "$server_cpu"; else lab_up; fi
 
-echo "# lab-modes: irqmod load, TCP, $connections connections, Poisson, 64 B, ${seconds} s per run (statistics after 2.6 s); NAPI $( ((threaded)) && echo "threaded on CPU $server_cpu" || echo "in softirq (on the sending CPU)")"
+echo "# lab-modes: irqmod load, TCP, $connections connections, Poisson, 64 B, ${seconds} s per run (statistics after $load_window_start s); NAPI $( ((threaded)) && echo "threaded on CPU $server_cpu" || echo "in softirq (on the sending CPU)")"
 machine_line
 printf '%-6s %-9s %-3s %9s %9s %9s %9s %6s %9s %9s %7s\n' rate mode run avg_us p50_us p99_us p99.9_us cpu_% net_rx/s busypoll/s lost
 declare -A rows
