@@ -11,7 +11,7 @@
 # settings that used no more CPU than adaptive did (if none did, it is on the frontier). Also
 # printed: the old goal (p50 within 15 % of busy's at <= 25 % of busy's CPU), and the wake-up
 # cost of this host: epoll's p50 minus busy's at each rate (a packet's wake-up of a blocked
-# thread), and the timed-sleep lateness serve measured at start (adaptive's wakeup_cost).
+# thread; twice the difference of sockperf's half-round-trip figures), and the timed-sleep lateness serve measured at start (adaptive's wakeup_cost).
 # Plots: latency (p50) against CPU per rate with gnuplot (PNG), when gnuplot is installed.
 #
 # Environment: IRQMOD, BENCH_SECONDS (3), BENCH_RATES ("1000 10000 max"), BENCH_WINDOWS
@@ -91,7 +91,8 @@ for rate in $rates; do
   b50=$(median <<<"${p50s[$rate|busy]}"); bcpu=$(median <<<"${cpus[$rate|busy]}")
   e50=$(median <<<"${p50s[$rate|epoll]}")
   echo "$rate: old goal (p50 <= 1.15 x busy's $b50 us and CPU <= 0.25 x busy's ${bcpu}%): adaptive $a50 us, ${acpu}%: $(awk -v a="$a50" -v b="$b50" -v ac="$acpu" -v bc="$bcpu" 'BEGIN { print (a <= 1.15 * b && ac <= 0.25 * bc) ? "met" : "NOT met" }')"
-  echo "$rate: wake-up cost (epoll p50 - busy p50): $(awk -v e="$e50" -v b="$b50" 'BEGIN { printf "%.1f", e - b }') us"
+  # sockperf's latency is half the round trip; the server's wake-up adds its whole cost to it.
+  echo "$rate: wake-up cost (epoll p50 - busy p50, half round trip): $(awk -v e="$e50" -v b="$b50" 'BEGIN { printf "%.1f us, i.e. %.1f us per wake-up", e - b, 2 * (e - b) }')"
   # Any setting that met both halves of the old goal at this rate?
   for setting in $settings; do
     s50=$(median <<<"${p50s[$rate|$setting]}"); scpu=$(median <<<"${cpus[$rate|$setting]}")
