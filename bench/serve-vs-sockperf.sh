@@ -62,7 +62,6 @@ setup_veth() {
 in_server_ns() { if [[ $net == veth ]]; then ip netns exec "$ns_server" "$@"; else "$@"; fi; }
 in_client_ns() { if [[ $net == veth ]]; then ip netns exec "$ns_client" "$@"; else "$@"; fi; }
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 port_taken() {  # proto
   in_server_ns ss -lnH "$([[ $1 == tcp ]] && echo -t || echo -u)" "sport = :$port" | grep -q .
@@ -92,13 +91,7 @@ start_server() {  # server proto -> sets server_pid
   return 1
 }
 
-stop_server() {
-  kill -INT "$server_pid" 2>/dev/null
-  for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$server_pid" 2>/dev/null
-  wait "$server_pid" 2>/dev/null
-  server_pid=
-}
+source bench/server-control.sh  # the working directory is the repository's (cd above)
 
 declare -A result
 log_dir=$(mktemp -d)

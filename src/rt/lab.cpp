@@ -4,6 +4,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/pkt_cls.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -14,6 +16,9 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -23,8 +28,12 @@ namespace irqmod::rt::lab {
 namespace {
 
 // How long the NAPI check waits for its datagram: far above a veth round trip, short enough for
-// a person at a terminal.
+// a person at a terminal. It sends one datagram every kCheckRetryMs, so a lab with a loss filter
+// (--loss P < 1) still passes unless all of them are dropped (P^20: 1e-14 at P = 0.2).
 constexpr int kCheckTimeoutMs = 2000;
+constexpr int kCheckRetryMs = 100;
+// 2^32: the loss filter compares a uniform 32-bit random number with P * 2^32.
+constexpr double kTwoTo32 = 4294967296.0;
 // The longest lab name: `ip netns` names are file names, but keep them readable.
 constexpr std::size_t kMaxNameLength = 48;
 
@@ -100,6 +109,17 @@ std::optional<Error> step(const std::vector<std::string>& argv) {
   if (argv.size() > 4 && argv[1] == "netns" && argv[2] == "exec" &&
       result->output.find("exec of \"" + argv[4] + "\" failed") != std::string::npos)
     return missing_program(argv[4]);
+  if (result->output.find("qdisc kind is unknown") != std::string::npos)
+    return Error{"--loss",
+                 "this kernel has no clsact qdisc (`" + join(argv) +
+                     "`: unknown qdisc kind); the loss filter needs CONFIG_NET_SCH_INGRESS "
+                     "(modprobe sch_ingress)"};
+  if (result->output.find("Unknown filter \"bpf\"") != std::string::npos ||
+      result->output.find("filter kind is unknown") != std::string::npos)
+    return Error{"--loss", "this system cannot attach a BPF classifier (`" + join(argv) +
+                               "`: " + result->output +
+                               "); the loss filter needs cls_bpf: CONFIG_NET_CLS_BPF (modprobe "
+                               "cls_bpf) and an iproute2 tc built with it"};
   if (result->output.find("Unknown device type") != std::string::npos)
     return Error{"veth", "this kernel has no veth devices (`" + join(argv) +
                              "`: Unknown device type); load the module (modprobe veth) or build "
@@ -113,6 +133,28 @@ std::optional<Error> require_root() {
   return Error{"",
                "needs root: the lab's network namespaces and veth devices are made and "
                "entered with CAP_SYS_ADMIN and CAP_NET_ADMIN (run it with sudo)"};
+}
+
+// The loss filter of one end (docs/runtime.md "Faults"): a clsact qdisc whose egress hook runs
+// loss_bytecode in cls_bpf's direct-action mode. Any clsact of the device is removed first (a lab
+// device has no other), so `up` without --loss takes an earlier filter away.
+std::optional<Error> set_loss(const std::string& netns, const char* device, double loss) {
+  const auto shown = run_command({"tc", "-n", netns, "qdisc", "show", "dev", device});
+  if (!shown) return shown.error();
+  if (shown->output.find("qdisc clsact") != std::string::npos)
+    if (auto e = step({"tc", "-n", netns, "qdisc", "del", "dev", device, "clsact"})) return e;
+  const std::string program = loss_bytecode(loss);
+  if (program.empty()) return std::nullopt;
+  if (auto e = step({"tc", "-n", netns, "qdisc", "add", "dev", device, "clsact"})) return e;
+  return step({"tc", "-n", netns, "filter", "add", "dev", device, "egress", "pref", "1", "handle",
+               "1", "bpf", "da", "bytecode", program});
+}
+
+// The loss an end's egress filter drops with (0 when it has none, or tc cannot say).
+double read_loss(const std::string& netns, const char* device) {
+  const auto shown = run_command({"tc", "-n", netns, "filter", "show", "dev", device, "egress"});
+  if (!shown || shown->exit_status != 0) return 0;
+  return loss_from_tc_output(shown->output).value_or(0);
 }
 
 // The number after `key` in iproute2's detailed output ("numrxqueues 2").
@@ -142,6 +184,7 @@ std::optional<Device> find_device(const std::string& netns, const char* name, co
     d.rx_queues = number_after(shown->output, "numrxqueues ");
     d.tx_queues = number_after(shown->output, "numtxqueues ");
   }
+  d.loss = read_loss(netns, name);
   return d;
 }
 
@@ -169,7 +212,7 @@ Expected<std::uint32_t> check_napi_path(const std::string& name) {
     }
     socklen_t length = sizeof to;
     ::getsockname(receiver, reinterpret_cast<sockaddr*>(&to), &length);
-    const timeval timeout{kCheckTimeoutMs / 1000, 0};
+    const timeval timeout{0, kCheckRetryMs * 1000};
     ::setsockopt(receiver, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   }
   {
@@ -181,28 +224,32 @@ Expected<std::uint32_t> check_napi_path(const std::string& name) {
     sender = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   }
   constexpr std::string_view kProbe = "irqmod lab: NAPI path check";
-  if (sender < 0 || ::sendto(sender, kProbe.data(), kProbe.size(), 0,
-                             reinterpret_cast<const sockaddr*>(&to), sizeof to) < 0) {
-    const int err = errno;
-    close_both();
-    return Error{"", std::string("cannot send the check datagram to ") + kServerAddress + ": " +
-                         errno_text(err)};
-  }
   std::array<char, 64> buffer{};
-  ssize_t n;
-  do {
-    n = ::recv(receiver, buffer.data(), buffer.size(), 0);
-  } while (n < 0 && errno == EINTR);
+  ssize_t n = -1;
+  int err = 0;
+  for (int waited = 0; n < 0 && waited < kCheckTimeoutMs; waited += kCheckRetryMs) {
+    if (sender < 0 || ::sendto(sender, kProbe.data(), kProbe.size(), 0,
+                               reinterpret_cast<const sockaddr*>(&to), sizeof to) < 0) {
+      err = errno;
+      close_both();
+      return Error{"", std::string("cannot send the check datagram to ") + kServerAddress + ": " +
+                           errno_text(err)};
+    }
+    do {
+      n = ::recv(receiver, buffer.data(), buffer.size(), 0);
+    } while (n < 0 && errno == EINTR);
+    err = errno;
+  }
   if (n < 0) {
-    const int err = errno;
     close_both();
-    return Error{"", "the check datagram did not arrive within " + std::to_string(kCheckTimeoutMs) +
-                         " ms: " + errno_text(err)};
+    return Error{"", "no check datagram arrived within " + std::to_string(kCheckTimeoutMs) +
+                         " ms (one sent every " + std::to_string(kCheckRetryMs) +
+                         " ms): " + errno_text(err)};
   }
   std::uint32_t napi_id = 0;
   socklen_t length = sizeof napi_id;
   const int got = ::getsockopt(receiver, SOL_SOCKET, SO_INCOMING_NAPI_ID, &napi_id, &length);
-  const int err = errno;
+  err = errno;
   close_both();
   if (got != 0) return Error{"", "SO_INCOMING_NAPI_ID: " + errno_text(err)};
   return napi_id;
@@ -259,6 +306,13 @@ std::string json_escape(std::string_view text) {
   return out;
 }
 
+// A probability with enough digits to tell 2^-32 steps apart.
+std::string format_probability(double p) {
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "%.10g", p);
+  return text.data();
+}
+
 void append_optional(std::string& out, const char* key, const std::optional<std::uint64_t>& v) {
   out += std::string(", \"") + key + "\": " + (v ? std::to_string(*v) : "null");
 }
@@ -272,6 +326,58 @@ std::string client_netns(const std::string& name) {
   return name + "-cli";
 }
 
+Expected<double> parse_loss(const std::string& text) {
+  const Error bad{"--loss", "'" + text +
+                                "': a probability from 0 to 1 (the fraction of packets to drop, "
+                                "e.g. 0.2)"};
+  // Decimal only: strtod would also take hexadecimal ("0x1"), "inf" and "nan".
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos) return bad;
+  char* end = nullptr;
+  errno = 0;
+  const double p = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(p) || p < 0 || p > 1)
+    return bad;
+  return p;
+}
+
+std::string loss_bytecode(double loss) {
+  const auto instruction = [](unsigned code, unsigned jt, unsigned jf, std::uint32_t k) {
+    return std::to_string(code) + " " + std::to_string(jt) + " " + std::to_string(jf) + " " +
+           std::to_string(k);
+  };
+  const std::string drop = instruction(BPF_RET | BPF_K, 0, 0, TC_ACT_SHOT);
+  const double threshold = std::round(loss * kTwoTo32);
+  if (!(threshold >= 1)) return "";  // 0, or below the program's resolution of 2^-32
+  if (threshold >= kTwoTo32) return "1," + drop;
+  // A = random; if A >= threshold skip the drop.
+  const auto random = static_cast<std::uint32_t>(SKF_AD_OFF + SKF_AD_RANDOM);
+  return "4," + instruction(BPF_LD | BPF_W | BPF_ABS, 0, 0, random) + "," +
+         instruction(BPF_JMP | BPF_JGE | BPF_K, 1, 0, static_cast<std::uint32_t>(threshold)) + "," +
+         drop + "," + instruction(BPF_RET | BPF_K, 0, 0, TC_ACT_OK);
+}
+
+std::optional<double> loss_from_tc_output(const std::string& tc_output) {
+  constexpr std::string_view kKey = "bytecode '";
+  const auto at = tc_output.find(kKey);
+  if (at == std::string::npos) return std::nullopt;
+  const auto begin = at + kKey.size();
+  const auto end = tc_output.find('\'', begin);
+  if (end == std::string::npos) return std::nullopt;
+  const std::string program = tc_output.substr(begin, end - begin);
+  if (program == loss_bytecode(1)) return 1.0;
+  // The threshold is the jump's k; the program must be exactly what loss_bytecode makes of it.
+  const std::string jump = std::to_string(BPF_JMP | BPF_JGE | BPF_K) + " 1 0 ";
+  const auto jump_at = program.find(jump);
+  if (jump_at == std::string::npos) return std::nullopt;
+  std::uint32_t threshold = 0;
+  const char* first = program.data() + jump_at + jump.size();
+  if (std::from_chars(first, program.data() + program.size(), threshold).ec != std::errc{})
+    return std::nullopt;
+  const double loss = threshold / kTwoTo32;
+  if (loss_bytecode(loss) != program) return std::nullopt;
+  return loss;
+}
+
 std::optional<Error> validate(const Config& config) {
   const std::string& n = config.name;
   const bool allowed_chars =
@@ -283,6 +389,8 @@ std::optional<Error> validate(const Config& config) {
   if (config.queues < 1 || config.queues > kMaxQueues)
     return Error{"--queues",
                  std::to_string(config.queues) + ": allowed 1 to " + std::to_string(kMaxQueues)};
+  if (!(config.loss >= 0 && config.loss <= 1))
+    return Error{"--loss", std::to_string(config.loss) + ": a probability from 0 to 1"};
   if (config.napi_cpu) {
     if (!config.threaded)
       return Error{"--napi-cpu", "pins the NAPI threads, so it needs --threaded"};
@@ -349,6 +457,9 @@ Expected<Status> up(const Config& config) {
   }
   if (auto e = configure_end(srv, kServerDevice, kServerAddress, config)) return undo(*e);
   if (auto e = configure_end(cli, kClientDevice, kClientAddress, config)) return undo(*e);
+  // No loss during the check below; the filter (if asked) comes after it.
+  if (auto e = set_loss(srv, kServerDevice, 0)) return undo(*e);
+  if (auto e = set_loss(cli, kClientDevice, 0)) return undo(*e);
   if (config.napi_cpu)
     if (auto e = pin_napi_threads(srv, *config.napi_cpu)) return undo(*e);
 
@@ -363,6 +474,13 @@ Expected<Status> up(const Config& config) {
                          (s->check_note.empty() ? "" : ": " + s->check_note) +
                          "); GRO must be on at veth-srv and TSO/GSO off at veth-cli. "
                          "`irqmod lab down` removes it"};
+  if (config.loss > 0) {
+    // A failure here leaves the lab up, without the filter, as a failed check does.
+    if (auto e = set_loss(srv, kServerDevice, config.loss)) return *e;
+    if (auto e = set_loss(cli, kClientDevice, config.loss)) return *e;
+    for (Device& d : s.value().devices)
+      d.loss = read_loss(d.netns, d.name.c_str());
+  }
   return s;
 }
 
@@ -406,10 +524,16 @@ Expected<Status> status(const std::string& name) {
       s.check_note = napis.error().what();
   }
   const auto id = check_napi_path(name);
-  if (id)
+  if (id) {
     s.socket_napi_id = *id;
-  else
+  } else {
     s.check_note = id.error().what();
+    for (const Device& d : s.devices)
+      if (d.name == kClientDevice && d.loss > 0)
+        s.check_note += "; " + std::string(kClientDevice) + "'s loss filter drops " +
+                        format_probability(d.loss) +
+                        " of its packets (`lab up` without --loss removes it)";
+  }
   return s;
 }
 
@@ -425,7 +549,8 @@ std::string status_json(const Status& s) {
     out += std::string(i ? ", " : "") + "{\"name\": \"" + d.name + "\", \"netns\": \"" + d.netns +
            "\", \"ifindex\": " + std::to_string(d.ifindex) + ", \"address\": \"" + d.address +
            "\", \"rx_queues\": " + std::to_string(d.rx_queues) +
-           ", \"tx_queues\": " + std::to_string(d.tx_queues) + "}";
+           ", \"tx_queues\": " + std::to_string(d.tx_queues) +
+           ", \"loss\": " + format_probability(d.loss) + "}";
   }
   out += "], \"napis\": [";
   for (std::size_t i = 0; i < s.napis.size(); ++i) {

@@ -309,6 +309,18 @@ std::optional<Error> validate(const ServerConfig& c) {
       return Error{"--cpu",
                    "must be between 0 and " + std::to_string(cpus - 1) + " (this machine's CPUs)"};
   }
+  if (c.epoll_timeout_ms != -1) {
+    if (c.mode != LoopMode::epoll && c.mode != LoopMode::kernel_busy_poll)
+      return Error{"--epoll-timeout", "applies to --mode epoll and kernel-busy-poll only"};
+    if (c.epoll_timeout_ms < 0 || c.epoll_timeout_ms > kMaxEpollTimeoutMs)
+      return Error{"--epoll-timeout", std::to_string(c.epoll_timeout_ms) +
+                                          ": allowed -1 (wait for an event) or 0 to " +
+                                          std::to_string(kMaxEpollTimeoutMs) + " ms"};
+  }
+  if (c.kernel_busy_poll.busy_poll_usecs > kMaxBusyPollUsecs)
+    return Error{"--busy-poll-usecs", std::to_string(c.kernel_busy_poll.busy_poll_usecs) +
+                                          ": allowed 0 to " + std::to_string(kMaxBusyPollUsecs)};
+  if (c.kernel_busy_poll.budget < 1) return Error{"--busy-poll-budget", "must be at least 1"};
   if (c.max_connections < 1) return Error{"max_connections", "must be at least 1"};
   if (c.batch < 1) return Error{"batch", "must be at least 1"};
   if (auto e = adaptive_poll::validate(c.adaptive)) return Error{"adaptive." + e->key, e->message};
@@ -650,12 +662,16 @@ void Server::State::handle_event(const epoll_event& e) {
 std::optional<Error> Server::State::run_epoll() {
   std::array<epoll_event, kMaxEvents> events{};
   while (!stop_requested()) {
-    const int n = epoll_wait(epoll.get(), events.data(), kMaxEvents, -1);
+    const int n = epoll_wait(epoll.get(), events.data(), kMaxEvents, config.epoll_timeout_ms);
     if (n < 0) {
       if (errno == EINTR) continue;
       return sys_error("epoll", "epoll_wait", errno);
     }
-    bump(counters.wakeups);
+    // A wait that may not sleep (timeout 0) and found nothing is a spin, not a wake-up.
+    if (n == 0 && config.epoll_timeout_ms == 0)
+      bump(counters.spins);
+    else
+      bump(counters.wakeups);
     for (int i = 0; i < n; ++i)
       handle_event(events[static_cast<std::size_t>(i)]);
     reap_closed();

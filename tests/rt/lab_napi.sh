@@ -26,38 +26,14 @@ trap cleanup EXIT
 fail() { echo "FAIL ($case): $*"; for f in "$work"/*; do [[ -f $f ]] && { echo "-- $f:"; cat "$f"; }; done; exit 1; }
 [[ $(id -u) -eq 0 ]] || fail "these tests create network namespaces and need root"
 
-# run EXPECTED_STATUS NAME ARGS...: runs irqmod, output in $work/NAME, checks the exit status.
-run() {
-  local expected=$1 name=$2; shift 2
-  "$irqmod" "$@" >"$work/$name" 2>&1
-  local got=$?
-  [[ $got -eq $expected ]] || fail "irqmod $* exited $got, expected $expected"
-}
 # True when a namespace of this test's lab is left. Anchored: a bare "$lab" would also match
 # the lab of a concurrent test whose pid starts with this one's (t123 in t1234-srv).
 lab_netns_left() { ip netns list | grep -qE "^$lab-(srv|cli|empty)( |$)"; }
-# kernel_at_least MAJOR MINOR: the running kernel is MAJOR.MINOR or newer.
-kernel_at_least() {
-  local major minor
-  IFS=. read -r major minor _ <<<"$(uname -r)"
-  ((major > $1 || (major == $1 && ${minor%%[!0-9]*} >= $2)))
-}
-# needs MAJOR MINOR WHAT: skip (77) this case on a kernel older than MAJOR.MINOR.
-needs() {
-  kernel_at_least "$1" "$2" && return
-  echo "SKIP ($case): Linux $(uname -r) lacks $3 (Linux $1.$2)"
-  exit 77
-}
+source "$(dirname "$0")/lab_lib.sh"
 json_number() { grep -o "\"$1\": [0-9]*" "$2" | head -1 | grep -o '[0-9]*$'; }
 
 case $case in
   bad-input)
-    # flag, then the words the message must contain
-    check_bad() {
-      local want=$1; shift
-      run 2 bad "$@"
-      grep -q -- "$want" "$work/bad" || fail "irqmod $*: message lacks '$want': $(cat "$work/bad")"
-    }
     check_bad "--queues: 0: allowed 1 to 64" lab up --name "$lab" --queues 0
     check_bad "--queues: 65: allowed 1 to 64" lab up --name "$lab" --queues 65
     check_bad "--name: 'foo': a lab's name starts with 'irqmod-lab'" lab up --name foo

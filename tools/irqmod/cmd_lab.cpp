@@ -22,8 +22,9 @@ void print_status(const lab::Status& s) {
               s.server_netns ? "present" : "absent", lab::client_netns(s.name).c_str(),
               s.client_netns ? "present" : "absent");
   for (const auto& d : s.devices)
-    std::printf("%-12s netns %s, ifindex %u, %s, %u Rx / %u Tx queues\n", d.name.c_str(),
-                d.netns.c_str(), d.ifindex, d.address.c_str(), d.rx_queues, d.tx_queues);
+    std::printf("%-12s netns %s, ifindex %u, %s, %u Rx / %u Tx queues, egress loss %g\n",
+                d.name.c_str(), d.netns.c_str(), d.ifindex, d.address.c_str(), d.rx_queues,
+                d.tx_queues, d.loss);
   for (const auto& n : s.napis)
     std::printf("NAPI         %u on ifindex %u, threaded %s, poll thread %s\n", n.id, n.ifindex,
                 n.threaded ? (*n.threaded ? "on" : "off") : "?",
@@ -49,6 +50,7 @@ void print(const lab::Status& s, bool json) {
 void add_lab_command(CLI::App& app, int& status) {
   auto config = std::make_shared<lab::Config>();
   auto json = std::make_shared<bool>(false);
+  auto loss = std::make_shared<std::string>("0");
   CLI::App* cmd = app.add_subcommand(
       "lab", "Two network namespaces joined by a veth pair with real NAPI contexts (needs root)");
   cmd->require_subcommand(1);
@@ -68,8 +70,15 @@ void add_lab_command(CLI::App& app, int& status) {
       ->capture_default_str();
   up->add_flag("--threaded", config->threaded, "Poll NAPI in kernel threads, not softirqs");
   up->add_option("--napi-cpu", config->napi_cpu, "Pin the server end's NAPI threads to this CPU");
+  up->add_option("--loss", *loss,
+                 "Drop each packet leaving either veth end with this probability (0 to 1; a "
+                 "tc clsact egress BPF filter)")
+      ->capture_default_str();
   up->add_flag("--json", *json, "Print the status as one JSON line");
-  up->callback([config, json, report, &status] {
+  up->callback([config, json, loss, report, &status] {
+    const auto p = lab::parse_loss(*loss);
+    if (!p) return report(p.error());
+    config->loss = *p;
     if (auto e = lab::validate(*config)) return report(*e);
     const auto s = lab::up(*config);
     if (!s) return report(s.error());

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -33,6 +34,9 @@ constexpr int kWakeupSamples = 100;
 constexpr Duration kWakeupSampleSleep = microseconds(500);
 // Largest value of the adaptive mode's µs flags: adaptive_poll's 10 s bound on its durations.
 constexpr std::int64_t kMaxAdaptiveFlagMicroseconds = 10'000'000;
+// Largest --busy-poll-budget: the u16 of EPIOCSPARAMS busy_poll_budget (above 64, NAPI_POLL_WEIGHT,
+// the kernel asks for CAP_NET_ADMIN).
+constexpr std::int64_t kMaxBusyPollBudget = 65535;
 // Longest --stats-interval: one day, far beyond any run; keeps the timespec arithmetic simple.
 constexpr double kMaxStatsIntervalSeconds = 86400.0;
 
@@ -118,6 +122,14 @@ void add_serve_command(CLI::App& app, int& status) {
     std::optional<std::int64_t> max_predicted_gap_us;
     // adaptive: wakeup cost in µs; empty = measured at start (measure_timed_sleep_overshoot).
     std::optional<std::int64_t> wakeup_cost_us;
+    // adaptive: a fixed spin window in µs, no prediction (the frontier's fixed settings).
+    std::optional<std::int64_t> fixed_spin_us;
+    // kernel-busy-poll: the EPIOCSPARAMS / socket-option values; empty = KernelBusyPollConfig's.
+    std::optional<std::int64_t> busy_poll_usecs;
+    std::optional<std::int64_t> busy_poll_budget;
+    std::optional<std::string> prefer_busy_poll;
+    // epoll and kernel-busy-poll: epoll_wait's timeout in ms (-1 = until an event).
+    std::optional<int> epoll_timeout_ms;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("serve", "Answer the sockperf client over UDP or TCP");
@@ -142,6 +154,21 @@ void add_serve_command(CLI::App& app, int& status) {
   cmd->add_option("--wakeup-cost", args->wakeup_cost_us,
                   "adaptive: how early to wake before a predicted arrival, in us (default: the "
                   "measured 90th percentile lateness of a timed sleep on this host)");
+
+  cmd->add_option("--fixed-spin", args->fixed_spin_us,
+                  "adaptive: spin this many us, then block; no prediction and no adaptation of "
+                  "the window (the fixed settings adaptive is judged against)");
+  cmd->add_option("--busy-poll-usecs", args->busy_poll_usecs,
+                  "kernel-busy-poll: SO_BUSY_POLL and EPIOCSPARAMS busy_poll_usecs (default 50; "
+                  "0 with --prefer-busy-poll on: one poll per wait, the 6.13 suspend mode)");
+  cmd->add_option("--busy-poll-budget", args->busy_poll_budget,
+                  "kernel-busy-poll: packets per busy poll (default 64, NAPI_POLL_WEIGHT)");
+  cmd->add_option("--prefer-busy-poll", args->prefer_busy_poll,
+                  "kernel-busy-poll: on (default) or off: SO_PREFER_BUSY_POLL and EPIOCSPARAMS "
+                  "prefer_busy_poll, which IRQ suspension needs");
+  cmd->add_option("--epoll-timeout", args->epoll_timeout_ms,
+                  "epoll, kernel-busy-poll: epoll_wait timeout in ms (default -1: until an "
+                  "event; 1 with kernel busy polling is the 6.13 fullbusy case)");
 
   cmd->callback([args, &status] {
     const auto fail = [&status](const Error& e) {
@@ -187,10 +214,58 @@ void add_serve_command(CLI::App& app, int& status) {
                     " timed sleeps of " + std::to_string(kWakeupSampleSleep.count() / 1000) +
                     " us, measured now";
     }
+    if (args->fixed_spin_us) {
+      if (config.mode != rt::LoopMode::adaptive)
+        return fail(Error{"--fixed-spin", "applies to --mode adaptive only"});
+      if (args->idle_poll_window_us || args->max_predicted_gap_us)
+        return fail(Error{"--fixed-spin",
+                          "sets the window and turns prediction off: give it without "
+                          "--idle-poll-window and --max-predicted-gap"});
+      const Expected<Duration> d =
+          microseconds_flag(*args->fixed_spin_us, "--fixed-spin", " (0 = block at once)");
+      if (!d) return fail(d.error());
+      // A window that neither grows nor shrinks (factors 1, start = the window) and a horizon
+      // of 0: the poller spins up to the window after every message, then blocks.
+      config.adaptive.idle_poll_window = *d;
+      if (*d > Duration::zero()) config.adaptive.spin_grow_start = *d;
+      config.adaptive.spin_grow = 1;
+      config.adaptive.spin_shrink = 1;
+      config.adaptive.max_predicted_gap = Duration::zero();
+      window_reason = horizon_reason = "--fixed-spin";
+    }
     // The first spin window may not exceed a non-zero window (adaptive_poll::validate).
     if (config.adaptive.idle_poll_window > Duration::zero())
       config.adaptive.spin_grow_start =
           std::min(config.adaptive.spin_grow_start, config.adaptive.idle_poll_window);
+    // The kernel busy-poll flags shape that mode only; elsewhere they would be ignored.
+    const std::pair<const char*, bool> kernel_flags[] = {
+        {"--busy-poll-usecs", args->busy_poll_usecs.has_value()},
+        {"--busy-poll-budget", args->busy_poll_budget.has_value()},
+        {"--prefer-busy-poll", args->prefer_busy_poll.has_value()}};
+    for (const auto& [flag, given] : kernel_flags)
+      if (given && config.mode != rt::LoopMode::kernel_busy_poll)
+        return fail(Error{flag, "applies to --mode kernel-busy-poll only"});
+    if (args->busy_poll_usecs) {
+      if (*args->busy_poll_usecs < 0 || *args->busy_poll_usecs > rt::kMaxBusyPollUsecs)
+        return fail(Error{"--busy-poll-usecs", std::to_string(*args->busy_poll_usecs) +
+                                                   ": allowed 0 to " +
+                                                   std::to_string(rt::kMaxBusyPollUsecs)});
+      config.kernel_busy_poll.busy_poll_usecs = static_cast<std::uint32_t>(*args->busy_poll_usecs);
+    }
+    if (args->busy_poll_budget) {
+      if (*args->busy_poll_budget < 1 || *args->busy_poll_budget > kMaxBusyPollBudget)
+        return fail(Error{"--busy-poll-budget", std::to_string(*args->busy_poll_budget) +
+                                                    ": allowed 1 to " +
+                                                    std::to_string(kMaxBusyPollBudget)});
+      config.kernel_busy_poll.budget = static_cast<std::uint16_t>(*args->busy_poll_budget);
+    }
+    if (args->prefer_busy_poll) {
+      if (*args->prefer_busy_poll != "on" && *args->prefer_busy_poll != "off")
+        return fail(
+            Error{"--prefer-busy-poll", "'" + *args->prefer_busy_poll + "': allowed on, off"});
+      config.kernel_busy_poll.prefer_busy_poll = *args->prefer_busy_poll == "on";
+    }
+    if (args->epoll_timeout_ms) config.epoll_timeout_ms = *args->epoll_timeout_ms;
     if (!(args->stats_interval >= 0 && args->stats_interval <= kMaxStatsIntervalSeconds))
       return fail(Error{"--stats-interval", "must be between 0 and 86400 seconds (0 = at exit)"});
 

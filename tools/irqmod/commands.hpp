@@ -30,6 +30,7 @@ void add_sim_command(CLI::App& app, int& status);
 void add_run_command(CLI::App& app, int& status);
 void add_serve_command(CLI::App& app, int& status);
 void add_lab_command(CLI::App& app, int& status);
+void add_load_command(CLI::App& app, int& status);
 void add_napi_command(CLI::App& app, int& status);
 void add_top_command(CLI::App& app, int& status);
 void add_sweep_command(CLI::App& app, int& status);

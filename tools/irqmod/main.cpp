@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli::add_run_command(app, status);
   cli::add_serve_command(app, status);
   cli::add_lab_command(app, status);
+  cli::add_load_command(app, status);
   cli::add_napi_command(app, status);
   cli::add_top_command(app, status);
   cli::add_sweep_command(app, status);

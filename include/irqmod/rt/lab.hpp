@@ -36,7 +36,22 @@ struct Config {
   unsigned queues = 1;               // Rx and Tx queues per veth end = NAPI contexts per end
   bool threaded = false;             // NAPI polled by kernel threads (sysfs `threaded`)
   std::optional<unsigned> napi_cpu;  // pin the server end's NAPI threads to this CPU
+  double loss = 0;                   // drop each packet leaving either end with this probability
 };
+
+// --loss P: a probability from 0 to 1 as text ("0.2", "1e-3"); anything else is an error naming
+// --loss.
+Expected<double> parse_loss(const std::string& text);
+
+// The loss filter: a classic BPF program for cls_bpf in direct-action mode, in tc's `bytecode`
+// notation ("N,code jt jf k,..."). It loads the kernel's per-packet random number (the ancillary
+// load SKF_AD_OFF + SKF_AD_RANDOM, uniform over 32 bits) and returns TC_ACT_SHOT (drop) when the
+// number is below round(P * 2^32), else TC_ACT_OK; P = 1 is one instruction that always drops.
+// P = 0 has no program (no filter is attached). Pure, for the tests.
+std::string loss_bytecode(double loss);
+// The P a program made by loss_bytecode drops with, read back from `tc filter show` output;
+// empty when the text holds no such program.
+std::optional<double> loss_from_tc_output(const std::string& tc_output);
 
 // The namespaces a lab of this name uses.
 std::string server_netns(const std::string& name);
@@ -52,6 +67,7 @@ struct Device {
   std::uint32_t ifindex = 0;
   unsigned rx_queues = 0;
   unsigned tx_queues = 0;
+  double loss = 0;  // the loss filter on this end's egress (0: none)
 };
 
 struct Status {

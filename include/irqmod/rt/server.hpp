@@ -46,8 +46,18 @@ struct KernelBusyPollConfig {
   // NAPI_POLL_WEIGHT, the largest budget epoll accepts without CAP_NET_ADMIN.
   std::uint16_t budget = 64;
   // SO_PREFER_BUSY_POLL and EPIOCSPARAMS prefer_busy_poll. Default on: the point of the mode.
+  // With it set, a Linux >= 6.13 epoll busy-polls once even when busy_poll_usecs is 0
+  // (ep_busy_loop_on), and suspends the NAPI's interrupts for its irq-suspend-timeout while
+  // epoll_wait finds events (ep_suspend_napi_irqs; docs/research/irq-suspend-modes.md 2.2).
   bool prefer_busy_poll = true;
 };
+
+// The most busy_poll_usecs the kernel takes: EPIOCSPARAMS refuses more than INT_MAX
+// (ioctl_eventpoll(2)).
+inline constexpr std::uint32_t kMaxBusyPollUsecs = 2147483647;
+// The longest epoll_wait timeout the epoll loops take, in ms: one minute, far beyond any use
+// (the 6.13 series' fullbusy case uses 1 ms).
+inline constexpr int kMaxEpollTimeoutMs = 60000;
 
 struct ServerConfig {
   Transport transport = Transport::udp;  // sockperf's default protocol
@@ -62,6 +72,12 @@ struct ServerConfig {
   // The adaptive mode's controller; the policy library's defaults (adaptive_poll.hpp).
   adaptive_poll::Config adaptive{};
   KernelBusyPollConfig kernel_busy_poll{};
+  // epoll and kernel-busy-poll modes: the epoll_wait timeout in ms. Default -1: wait until an
+  // event (sockperf sr's loop). A positive timeout with kernel busy polling is the 6.13 series'
+  // `fullbusy` case (its patched libevent waits 1 ms, so the thread busy-polls for
+  // busy_poll_usecs and never sleeps long); 0 never sleeps and never busy-polls in the kernel
+  // (ep_poll returns before ep_busy_loop when the timeout is 0).
+  int epoll_timeout_ms = -1;
   // Most TCP connections served at once; more are accepted and closed at once. Each costs one
   // 64 KiB frame buffer, so this bounds memory under a connection flood (256 x 64 KiB = 16 MiB).
   std::size_t max_connections = 256;
