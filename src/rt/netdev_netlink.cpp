@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 namespace irqmod::rt::netdev {
@@ -22,7 +23,9 @@ namespace {
 // Documentation/netlink/specs/netdev.yaml), as of Linux 6.17; the enums only ever grow.
 constexpr const char* kFamilyName = "netdev";  // NETDEV_FAMILY_NAME
 constexpr std::uint8_t kFamilyVersion = 1;     // NETDEV_FAMILY_VERSION
+constexpr std::uint8_t kCmdQueueGet = 10;      // NETDEV_CMD_QUEUE_GET (6.8)
 constexpr std::uint8_t kCmdNapiGet = 11;       // NETDEV_CMD_NAPI_GET (6.8)
+constexpr std::uint8_t kCmdQstatsGet = 12;     // NETDEV_CMD_QSTATS_GET (6.9)
 constexpr std::uint8_t kCmdNapiSet = 14;       // NETDEV_CMD_NAPI_SET (6.13)
 enum NapiAttr : std::uint16_t {
   kAttrIfindex = 1,            // NETDEV_A_NAPI_IFINDEX, u32
@@ -34,6 +37,24 @@ enum NapiAttr : std::uint16_t {
   kAttrIrqSuspendTimeout = 7,  // NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT, uint (6.13)
   kAttrThreaded = 8,           // NETDEV_A_NAPI_THREADED, u32 enum napi-threaded (6.17)
 };
+
+enum QueueAttr : std::uint16_t {
+  kQueueAttrId = 1,       // NETDEV_A_QUEUE_ID, u32
+  kQueueAttrIfindex = 2,  // NETDEV_A_QUEUE_IFINDEX, u32
+  kQueueAttrType = 3,     // NETDEV_A_QUEUE_TYPE, u32 enum queue-type
+  kQueueAttrNapiId = 4,   // NETDEV_A_QUEUE_NAPI_ID, u32
+};
+enum QstatsAttr : std::uint16_t {
+  kQstatsAttrIfindex = 1,     // NETDEV_A_QSTATS_IFINDEX, u32
+  kQstatsAttrQueueType = 2,   // NETDEV_A_QSTATS_QUEUE_TYPE, u32 enum queue-type
+  kQstatsAttrQueueId = 3,     // NETDEV_A_QSTATS_QUEUE_ID, u32
+  kQstatsAttrScope = 4,       // NETDEV_A_QSTATS_SCOPE, uint flags qstats-scope
+  kQstatsAttrRxPackets = 8,   // NETDEV_A_QSTATS_RX_PACKETS, uint
+  kQstatsAttrRxBytes = 9,     // NETDEV_A_QSTATS_RX_BYTES, uint
+  kQstatsAttrTxPackets = 10,  // NETDEV_A_QSTATS_TX_PACKETS, uint
+  kQstatsAttrTxBytes = 11,    // NETDEV_A_QSTATS_TX_BYTES, uint
+};
+constexpr std::uint32_t kQstatsScopeQueue = 1;  // NETDEV_QSTATS_SCOPE_QUEUE
 
 // A netlink socket's receive buffer: 32 KiB holds any one read of a dump (libmnl's
 // MNL_SOCKET_DUMP_SIZE in releases after Debian 12's 1.0.4, which lacks the macro).
@@ -263,7 +284,124 @@ int collect_napi(const nlmsghdr* nlh, void* data) {
   return MNL_CB_OK;
 }
 
+std::optional<QueueType> read_queue_type(const nlattr* a) {
+  const auto v = read_u32(a);
+  if (!v || *v > static_cast<std::uint32_t>(QueueType::tx)) return std::nullopt;
+  return static_cast<QueueType>(*v);
+}
+
+int parse_queue_attribute(const nlattr* a, void* data) {
+  auto& queue = *static_cast<Queue*>(data);
+  switch (mnl_attr_get_type(a)) {
+    case kQueueAttrId:
+      queue.id = read_u32(a).value_or(0);
+      break;
+    case kQueueAttrIfindex:
+      queue.ifindex = read_u32(a).value_or(0);
+      break;
+    case kQueueAttrType:
+      queue.type = read_queue_type(a).value_or(QueueType::rx);
+      break;
+    case kQueueAttrNapiId:
+      queue.napi_id = read_u32(a);
+      break;
+    default:
+      break;  // dmabuf, io_uring, xsk: not shown
+  }
+  return MNL_CB_OK;
+}
+
+int collect_queue(const nlmsghdr* nlh, void* data) {
+  Queue queue;
+  mnl_attr_parse(nlh, sizeof(genlmsghdr), parse_queue_attribute, &queue);
+  static_cast<std::vector<Queue>*>(data)->push_back(queue);
+  return MNL_CB_OK;
+}
+
+// The four counters of either direction; the queue's type says which pair it carries.
+struct QstatsMessage {
+  QueueStats stats;
+  std::optional<std::uint64_t> rx_packets, rx_bytes, tx_packets, tx_bytes;
+};
+
+int parse_qstats_attribute(const nlattr* a, void* data) {
+  auto& m = *static_cast<QstatsMessage*>(data);
+  switch (mnl_attr_get_type(a)) {
+    case kQstatsAttrIfindex:
+      m.stats.ifindex = read_u32(a).value_or(0);
+      break;
+    case kQstatsAttrQueueType:
+      m.stats.type = read_queue_type(a).value_or(QueueType::rx);
+      break;
+    case kQstatsAttrQueueId:
+      m.stats.id = read_u32(a).value_or(0);
+      break;
+    case kQstatsAttrRxPackets:
+      m.rx_packets = read_uint(a);
+      break;
+    case kQstatsAttrRxBytes:
+      m.rx_bytes = read_uint(a);
+      break;
+    case kQstatsAttrTxPackets:
+      m.tx_packets = read_uint(a);
+      break;
+    case kQstatsAttrTxBytes:
+      m.tx_bytes = read_uint(a);
+      break;
+    default:
+      break;  // drops, checksums, GRO / GSO counters: not shown
+  }
+  return MNL_CB_OK;
+}
+
+int collect_queue_stats(const nlmsghdr* nlh, void* data) {
+  QstatsMessage m;
+  mnl_attr_parse(nlh, sizeof(genlmsghdr), parse_qstats_attribute, &m);
+  const bool rx = m.stats.type == QueueType::rx;
+  m.stats.packets = rx ? m.rx_packets : m.tx_packets;
+  m.stats.bytes = rx ? m.rx_bytes : m.tx_bytes;
+  static_cast<std::vector<QueueStats>*>(data)->push_back(m.stats);
+  return MNL_CB_OK;
+}
+
+// One of the family's dump commands: its number, the attribute that filters by device, the
+// names an error gives it, and the release that added it; and an optional extra u32 attribute
+// (qstats-get's scope).
+struct DumpCommand {
+  std::uint8_t command;
+  std::uint16_t ifindex_attribute;
+  const char* what;          // the error's subject: "napi list"
+  const char* command_name;  // netdev.yaml's name: "napi-get"
+  KernelVersion since;
+  std::uint16_t extra_attribute = 0;
+  std::uint32_t extra_value = 0;
+};
+
+// Runs `c` as a dump through `request`. Returns the error, if any.
+std::optional<Error> dump(const DumpCommand& c, std::optional<std::uint32_t> ifindex,
+                          Request request) {
+  auto connection = Connection::open();
+  if (!connection) return connection.error();
+  const auto family = connection.value().family();
+  if (!family) return family.error();
+  nlmsghdr* nlh = connection.value().start(*family, c.command, NLM_F_DUMP);
+  if (ifindex) mnl_attr_put_u32(nlh, c.ifindex_attribute, *ifindex);
+  if (c.extra_attribute != 0) mnl_attr_put_u32(nlh, c.extra_attribute, c.extra_value);
+  const Reply reply = connection.value().run(nlh, request);
+  if (reply.error == EOPNOTSUPP)
+    return Error{c.what, std::string("this kernel's netdev family has no ") + c.command_name +
+                             " (added in Linux " + version_text(c.since) + ")"};
+  if (reply.error != 0)
+    return Error{c.what, std::string(c.command_name) + " failed: " + std::strerror(reply.error) +
+                             (reply.message.empty() ? "" : " (" + reply.message + ")")};
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string_view queue_type_name(QueueType t) {
+  return t == QueueType::rx ? "rx" : "tx";
+}
 
 std::optional<KernelVersion> parse_kernel_release(std::string_view release) {
   KernelVersion v;
@@ -311,22 +449,35 @@ Error describe_set_refusal(const NapiSettings& asked, std::optional<KernelVersio
 }
 
 Expected<std::vector<Napi>> list_napis(std::optional<std::uint32_t> ifindex) {
-  auto connection = Connection::open();
-  if (!connection) return connection.error();
-  const auto family = connection.value().family();
-  if (!family) return family.error();
-  nlmsghdr* nlh = connection.value().start(*family, kCmdNapiGet, NLM_F_DUMP);
-  if (ifindex) mnl_attr_put_u32(nlh, kAttrIfindex, *ifindex);
   std::vector<Napi> napis;
-  const Reply reply = connection.value().run(nlh, {collect_napi, &napis});
-  if (reply.error == EOPNOTSUPP)
-    return Error{"napi list", "this kernel's netdev family has no napi-get (added in Linux " +
-                                  version_text(kNapiGetSince) + ")"};
-  if (reply.error != 0)
-    return Error{"napi list", std::string("napi-get failed: ") + std::strerror(reply.error) +
-                                  (reply.message.empty() ? "" : " (" + reply.message + ")")};
+  if (auto e = dump({kCmdNapiGet, kAttrIfindex, "napi list", "napi-get", kNapiGetSince}, ifindex,
+                    {collect_napi, &napis}))
+    return *e;
   std::sort(napis.begin(), napis.end(), [](const Napi& a, const Napi& b) { return a.id < b.id; });
   return napis;
+}
+
+Expected<std::vector<Queue>> list_queues(std::optional<std::uint32_t> ifindex) {
+  std::vector<Queue> queues;
+  if (auto e = dump({kCmdQueueGet, kQueueAttrIfindex, "queue list", "queue-get", kQueueGetSince},
+                    ifindex, {collect_queue, &queues}))
+    return *e;
+  std::sort(queues.begin(), queues.end(), [](const Queue& a, const Queue& b) {
+    return std::tuple(a.ifindex, a.type, a.id) < std::tuple(b.ifindex, b.type, b.id);
+  });
+  return queues;
+}
+
+Expected<std::vector<QueueStats>> list_queue_stats(std::optional<std::uint32_t> ifindex) {
+  std::vector<QueueStats> stats;
+  if (auto e = dump({kCmdQstatsGet, kQstatsAttrIfindex, "queue stats", "qstats-get",
+                     kQstatsGetSince, kQstatsAttrScope, kQstatsScopeQueue},
+                    ifindex, {collect_queue_stats, &stats}))
+    return *e;
+  std::sort(stats.begin(), stats.end(), [](const QueueStats& a, const QueueStats& b) {
+    return std::tuple(a.ifindex, a.type, a.id) < std::tuple(b.ifindex, b.type, b.id);
+  });
+  return stats;
 }
 
 std::optional<Error> set_napi(std::uint32_t id, const NapiSettings& settings) {

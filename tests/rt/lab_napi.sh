@@ -13,6 +13,8 @@
 #   missing-tool    lab up with no ethtool on PATH exits 1 naming the package, and leaves nothing
 #   threaded        --threaded --napi-cpu 0: every server NAPI has a poll thread on CPU 0
 #   top             top --once --json in the lab's server namespace: rates per CPU, its NAPI
+#   queue-packets   napi queues / napi list count the datagrams sent to the lab (veth's ethtool
+#                   per-queue counters, NAPIs matched by order), top shows them per second
 set -u
 irqmod=$1; case=$2
 lab=irqmod-lab-t$$
@@ -64,6 +66,8 @@ case $case in
     check_bad "--count: must be at least 1" top --count 0
     check_bad "--once excludes --count" top --once --count 2
     check_bad "--netns: no network namespace named '$lab-none'" top --once --netns "$lab-none"
+    check_bad "--netns: no network namespace named '$lab-none'" napi queues --netns "$lab-none"
+    check_bad "--dev: no device 'no-such-dev'" napi queues --dev no-such-dev
     ! lab_netns_left || fail "bad input left a namespace behind"
     ;;
   needs-root)
@@ -123,7 +127,7 @@ case $case in
     run 0 list napi list --netns "$lab-srv" --json
     line=$(grep "\"id\": $id," "$work/list") || fail "napi list lacks NAPI $id"
     for want in '"defer_hard_irqs": 2,' '"gro_flush_timeout_ns": 200000,' \
-      '"irq_suspend_timeout_ns": 20000000}' '"threaded": 1,'; do
+      '"irq_suspend_timeout_ns": 20000000,' '"threaded": 1,'; do
       grep -qF "$want" <<<"$line" || fail "napi list shows no $want: $line"
     done
     pid=$(grep -o '"pid": [0-9]*' <<<"$line" | grep -o '[0-9]*$')
@@ -172,6 +176,68 @@ case $case in
     ((rx == cpus)) || fail "NET_RX rates for $rx CPUs, /proc/softirqs has $cpus"
     grep -q '"busy_poll_rx_packets_per_s":[0-9]' "$work/top" || fail "no busy-poll rate"
     grep -q "\"napis\":\[{\"id\":$id," "$work/top" || fail "the lab's NAPI $id is not shown"
+    ;;
+  queue-packets)
+    needs 6 8 "the netdev family's queue-get, which links queues to NAPIs"
+    run 0 up lab up --name "$lab" --queues 2 --json
+    napi_ids=$(grep -o '"napis": \[.*\]' "$work/up" | grep -o '"id": [0-9]*' | grep -o '[0-9]*$')
+    (($(wc -w <<<"$napi_ids") == 2)) || fail "expected 2 NAPIs: $(cat "$work/up")"
+    run 0 q0 napi queues --netns "$lab-srv" --dev veth-srv --json
+    (($(grep -c '"type": "rx"' "$work/q0") == 2)) || fail "expected 2 counted Rx queues"
+    # Each Rx queue names one of the lab's NAPIs, queue k the k-th smallest id.
+    k=0
+    for id in $(sort -n <<<"$napi_ids"); do
+      grep -q "\"queue\": $k, \"napi_id\": $id, \"napi_by_veth_order\": true" "$work/q0" ||
+        fail "Rx queue $k is not NAPI $id's: $(cat "$work/q0")"
+      k=$((k + 1))
+    done
+    # The order matching checked against the kernel: lab status sends its check datagram from a
+    # new socket (a new flow, either queue) and reads SO_INCOMING_NAPI_ID; the queue whose count
+    # grew must be that NAPI's.
+    rx_counts() { grep -o '"queue": [0-9]*, "napi_id": [0-9]*, "napi_by_veth_order": true, "packets": [0-9]*' "$1" |
+      awk '{gsub(",", ""); print $2, $4, $8}'; }
+    compared=0
+    for round in 1 2 3 4 5 6; do
+      run 0 "qa$round" napi queues --netns "$lab-srv" --dev veth-srv --json
+      run 0 "st$round" lab status --name "$lab" --json
+      run 0 "qb$round" napi queues --netns "$lab-srv" --dev veth-srv --json
+      socket_id=$(json_number socket_napi_id "$work/st$round")
+      grew=$(join <(rx_counts "$work/qa$round") <(rx_counts "$work/qb$round") |
+        awk '$5 > $3 {print $2}')
+      (($(wc -w <<<"$grew") == 1)) || continue  # other traffic in the interval: no verdict
+      [[ $grew == "$socket_id" ]] ||
+        fail "round $round: the queue of NAPI $grew counted the datagram the socket got via $socket_id"
+      compared=$((compared + 1))
+    done
+    ((compared >= 3)) || fail "only $compared of 6 rounds gave one queue that grew"
+    echo "veth order checked against SO_INCOMING_NAPI_ID in $compared of 6 rounds"
+    rx_sum() { grep -o '"rx_packets": [0-9]*' "$1" | awk '{s += $2} END {print s + 0}'; }
+    run 0 l0 napi list --netns "$lab-srv" --dev veth-srv --json
+    before=$(rx_sum "$work/l0")
+    # 50 datagrams to a port nobody listens on, each from a socket of its own: the port
+    # unreachable that answers one would fail the next send on a shared (connected) socket.
+    ip netns exec "$lab-cli" bash -c 'for i in $(seq 50); do echo x >/dev/udp/198.18.0.1/9; done' ||
+      fail "cannot send from the client namespace"
+    # The datagrams are polled in a softirq after the sender returns, and veth adds a poll's count
+    # to its counters when the poll ends: wait for them, up to 2 s.
+    for _ in $(seq 20); do
+      run 0 l1 napi list --netns "$lab-srv" --dev veth-srv --json
+      after=$(rx_sum "$work/l1")
+      ((after - before >= 50)) && break
+      sleep 0.1
+    done
+    ((after - before >= 50)) || fail "the NAPIs counted $((after - before)) packets, 50 were sent"
+    run 0 text napi list --netns "$lab-srv" --dev veth-srv
+    grep -q "packets:              rx [0-9]*, tx n/a (ethtool)" "$work/text" ||
+      fail "the text listing lacks the packets line"
+    # top over 1 s while the client sends for ~0.6 s: the queue and its NAPI show a rate.
+    "$irqmod" top --once --json --interval 1 --netns "$lab-srv" >"$work/top" 2>&1 &
+    top_pid=$!
+    sleep 0.2
+    ip netns exec "$lab-cli" bash -c 'for i in $(seq 120); do echo x >/dev/udp/198.18.0.1/9; sleep 0.005; done'
+    wait $top_pid || fail "top exited $?"
+    grep -q '"packets_per_s":[1-9]' "$work/top" || fail "no queue with packets/s > 0"
+    grep -q '"rx_packets_per_s":[1-9]' "$work/top" || fail "no NAPI with rx packets/s > 0"
     ;;
   *) fail "unknown case" ;;
 esac

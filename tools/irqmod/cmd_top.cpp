@@ -1,5 +1,7 @@
-// irqmod top: interrupts/s per vector, NET_RX / NET_TX softirqs/s per CPU, busy-poll packets/s
-// and each NAPI's settings, refreshed every interval (irqmod/rt/proc_counters.hpp).
+// irqmod top: interrupts/s per vector, NET_RX / NET_TX softirqs/s per CPU, busy-poll packets/s,
+// packets/s per queue and NAPI where the device counts them, and each NAPI's settings, refreshed
+// every interval (irqmod/rt/proc_counters.hpp, queue_packets.hpp).
+#include <net/if.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include "irqmod/rt/netdev_netlink.hpp"
 #include "irqmod/rt/netns.hpp"
 #include "irqmod/rt/proc_counters.hpp"
+#include "irqmod/rt/queue_packets.hpp"
 #include "irqmod/sim/json.hpp"
 
 namespace irqmod::cli {
@@ -53,8 +56,13 @@ std::vector<proc::Rates::VectorRate> active(const proc::Rates& r) {
   return v;
 }
 
+std::string device_name(std::uint32_t ifindex) {
+  char name[IF_NAMESIZE] = {};
+  return ::if_indextoname(ifindex, name) ? name : "?";
+}
+
 void print_json(const proc::Rates& r, const std::optional<std::vector<rt::netdev::Napi>>& napis,
-                const std::string& netns) {
+                const std::vector<rt::QueueRate>& queues, const std::string& netns) {
   sim::JsonWriter w(std::cout);
   w.begin_object();
   w.key("seconds");
@@ -102,18 +110,40 @@ void print_json(const proc::Rates& r, const std::optional<std::vector<rt::netdev
       optional("defer_hard_irqs", n.defer_hard_irqs);
       optional("gro_flush_timeout_ns", n.gro_flush_timeout_ns);
       optional("irq_suspend_timeout_ns", n.irq_suspend_timeout_ns);
+      const auto rate = rt::napi_rate(queues, n.id);
+      for (const auto& [key, v] : {std::pair{"rx_packets_per_s", rate ? rate->rx : std::nullopt},
+                                   std::pair{"tx_packets_per_s", rate ? rate->tx : std::nullopt}}) {
+        w.key(key);
+        v ? w.value(*v, 6) : w.null();
+      }
       w.end_object();
     }
     w.end_array();
   } else {
     w.null();
   }
+  w.key("queues");
+  w.begin_array();
+  for (const auto& q : queues) {
+    w.begin_object();
+    w.field("ifindex", std::uint64_t{q.queue.ifindex});
+    w.field("dev", device_name(q.queue.ifindex));
+    w.field("type", std::string(rt::netdev::queue_type_name(q.queue.type)));
+    w.field("queue", std::uint64_t{q.queue.queue});
+    w.key("napi_id");
+    q.queue.napi_id ? w.value(std::uint64_t{*q.queue.napi_id}) : w.null();
+    w.key("packets_per_s");
+    w.value(q.per_second, 6);
+    w.field("source", std::string(rt::packet_source_name(q.queue.source)));
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   std::cout << "\n" << std::flush;
 }
 
 void print_text(const proc::Rates& r, const std::optional<std::vector<rt::netdev::Napi>>& napis,
-                const std::string& netns, bool clear) {
+                const std::vector<rt::QueueRate>& queues, const std::string& netns, bool clear) {
   if (clear) std::printf("\033[H\033[2J");
   std::printf("irqmod top: per second over %.2f s%s\n\n", r.seconds,
               netns.empty() ? "" : (", netns " + netns).c_str());
@@ -140,14 +170,27 @@ void print_text(const proc::Rates& r, const std::optional<std::vector<rt::netdev
               r.busy_poll_rx_packets ? std::to_string(std::lround(*r.busy_poll_rx_packets)).c_str()
                                      : "n/a");
   if (napis && !napis->empty()) {
-    std::printf("\n%-6s %-8s %-7s %-9s %-15s %-19s %s\n", "NAPI", "ifindex", "pid", "threaded",
-                "defer (polls)", "gro-flush (ns)", "irq-suspend (ns)");
+    std::printf("\n%-6s %-8s %-7s %-9s %-15s %-16s %-17s %s\n", "NAPI", "ifindex", "pid",
+                "threaded", "defer (polls)", "gro-flush (ns)", "irq-suspend (ns)", "rx pkts/s");
     const auto num = [](const auto& v) { return v ? std::to_string(*v) : std::string("n/a"); };
-    for (const auto& n : *napis)
-      std::printf("%-6u %-8u %-7s %-9s %-15s %-19s %s\n", n.id, n.ifindex,
+    for (const auto& n : *napis) {
+      const auto rate = rt::napi_rate(queues, n.id);
+      std::printf("%-6u %-8u %-7s %-9s %-15s %-16s %-17s %s\n", n.id, n.ifindex,
                   n.pid ? std::to_string(*n.pid).c_str() : "-", num(n.threaded).c_str(),
                   num(n.defer_hard_irqs).c_str(), num(n.gro_flush_timeout_ns).c_str(),
-                  num(n.irq_suspend_timeout_ns).c_str());
+                  num(n.irq_suspend_timeout_ns).c_str(),
+                  rate && rate->rx ? std::to_string(std::lround(*rate->rx)).c_str() : "n/a");
+    }
+  }
+  if (!queues.empty()) {
+    std::printf("\n%-16s %-4s %6s %8s %12s  %s\n", "queue of", "type", "queue", "NAPI", "packets/s",
+                "source");
+    for (const auto& q : queues)
+      std::printf("%-16s %-4s %6u %8s %12ld  %s\n", device_name(q.queue.ifindex).c_str(),
+                  std::string(rt::netdev::queue_type_name(q.queue.type)).c_str(), q.queue.queue,
+                  q.queue.napi_id ? std::to_string(*q.queue.napi_id).c_str() : "-",
+                  std::lround(q.per_second),
+                  std::string(rt::packet_source_name(q.queue.source)).c_str());
   }
   std::fflush(stdout);
 }
@@ -190,17 +233,27 @@ void add_top_command(CLI::App& app, int& status) {
     const bool clear = !args->json && !refreshes && ::isatty(STDOUT_FILENO);
     auto before = proc::read_snapshot(steady_now());
     if (!before) return fail(before.error());
+    // Queue counts where the kernel and device give them; none (an older kernel) is no error.
+    const auto read_queues = [] {
+      auto q = rt::read_queue_packets();
+      return q ? std::move(q.value()) : std::vector<rt::QueuePackets>{};
+    };
+    auto queues_before = read_queues();
     for (unsigned n = 0; !refreshes || n < *refreshes; ++n) {
       sleep_for(interval);
       auto after = proc::read_snapshot(steady_now());
       if (!after) return fail(after.error());
+      auto queues_after = read_queues();
       const auto rates = proc::rates_between(*before, *after);
       std::optional<std::vector<rt::netdev::Napi>> napis;
       if (auto listed = rt::netdev::list_napis()) napis = std::move(listed.value());
-      if (rates)
-        args->json ? print_json(*rates, napis, args->netns)
-                   : print_text(*rates, napis, args->netns, clear);
+      if (rates) {
+        const auto queue_rates = rt::queue_rates(queues_before, queues_after, rates->seconds);
+        args->json ? print_json(*rates, napis, queue_rates, args->netns)
+                   : print_text(*rates, napis, queue_rates, args->netns, clear);
+      }
       before = std::move(after);
+      queues_before = std::move(queues_after);
     }
     status = kExitOk;
   });

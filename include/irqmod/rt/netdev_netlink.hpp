@@ -71,8 +71,41 @@ inline constexpr KernelVersion kNetdevFamilySince{6, 3};  // netdev-genl, for de
 Error describe_set_refusal(const NapiSettings& asked, std::optional<KernelVersion> kernel, int err,
                            const std::string& kernel_message);
 
+// A device queue as queue-get reports it (Linux 6.8): which NAPI instance services it.
+enum class QueueType : std::uint32_t { rx = 0, tx = 1 };  // enum netdev-queue-type
+std::string_view queue_type_name(QueueType t);
+
+struct Queue {
+  std::uint32_t ifindex = 0;
+  QueueType type = QueueType::rx;
+  std::uint32_t id = 0;                  // the queue's index on its device
+  std::optional<std::uint32_t> napi_id;  // none: the driver did not link the queue to a NAPI
+};
+
+// One queue's counters as qstats-get reports them with scope "queue" (Linux 6.9): an Rx queue
+// carries rx-packets / rx-bytes, a Tx queue tx-packets / tx-bytes. A counter the driver does not
+// keep is empty.
+struct QueueStats {
+  std::uint32_t ifindex = 0;
+  QueueType type = QueueType::rx;
+  std::uint32_t id = 0;
+  std::optional<std::uint64_t> packets;
+  std::optional<std::uint64_t> bytes;
+};
+inline constexpr KernelVersion kQueueGetSince{6, 8};
+inline constexpr KernelVersion kQstatsGetSince{6, 9};
+
 // napi-get as a dump; only `ifindex`'s NAPIs when given. Ordered by NAPI id.
 Expected<std::vector<Napi>> list_napis(std::optional<std::uint32_t> ifindex = std::nullopt);
+
+// queue-get as a dump; only `ifindex`'s queues when given. Ordered by device, type, queue.
+Expected<std::vector<Queue>> list_queues(std::optional<std::uint32_t> ifindex = std::nullopt);
+
+// qstats-get with scope "queue" as a dump; only `ifindex`'s queues when given. A device whose
+// driver keeps no per-queue statistics (no netdev_stat_ops: veth, as of Linux 6.18) has no
+// entries. Ordered by device, type, queue.
+Expected<std::vector<QueueStats>> list_queue_stats(
+    std::optional<std::uint32_t> ifindex = std::nullopt);
 
 // napi-set on one NAPI id. Returns the refusal, if any.
 std::optional<Error> set_napi(std::uint32_t id, const NapiSettings& settings);
