@@ -57,6 +57,22 @@ constexpr int kListenBacklog = 128;
 // How long a TCP reply may wait for room in the send buffer before the connection is given up
 // as stalled. A choice: far above any loopback round trip, short enough to bound a stuck peer.
 constexpr int kSendStallTimeoutMs = 1000;
+// The longer bound while the connection is retransmitting: then the wait is the path's, not a
+// peer that stopped reading. TCP backs its retransmission timeout off from 200 ms (TCP_RTO_MIN)
+// by doubling, so five losses of one segment in a row wait 0.2 + 0.4 + 0.8 + 1.6 + 3.2 = 6.2 s;
+// 10 s covers that. Seen under `lab up --loss 0.4`: the 1 s bound alone gave up a connection
+// whose replies sat in a backed-off retransmission (reply_failures 1 in 8 runs of 1 s).
+constexpr int kSendLossTimeoutMs = 10'000;
+
+// True while TCP is recovering lost segments on `fd`: timed-out retransmissions of the same
+// segment (icsk_retransmits), or the Loss state. Not the zero-window probes of a peer that stopped
+// reading: those count in icsk_probes_out and icsk_backoff, which are not read here.
+bool retransmitting(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return false;
+  return info.tcpi_retransmits > 0 || info.tcpi_ca_state == TCP_CA_Loss;
+}
 // A UDP receive buffer one byte larger than the largest sockperf message, so a larger datagram
 // is seen as oversized (MSG_TRUNC also reports its real size).
 constexpr std::size_t kDatagramBuffer = sp::kMaxMessageSize + 1;
@@ -502,14 +518,20 @@ bool Server::State::send_all(int fd, std::span<const std::uint8_t> bytes) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && would_block(errno)) {
+      // Wait for room a second at a time: a second without room gives up on the peer, unless
+      // TCP is retransmitting, which may take up to kSendLossTimeoutMs.
       pollfd p{fd, POLLOUT, 0};
-      int rc;
-      do
-        rc = ::poll(&p, 1, kSendStallTimeoutMs);
-      while (rc < 0 && errno == EINTR);
+      int rc = 0;
+      for (int waited = 0; rc == 0 && waited < kSendLossTimeoutMs && !stop_requested();
+           waited += kSendStallTimeoutMs) {
+        if (waited > 0 && !retransmitting(fd)) break;
+        do
+          rc = ::poll(&p, 1, kSendStallTimeoutMs);
+        while (rc < 0 && errno == EINTR);
+      }
       if (rc > 0) continue;
     }
-    return false;  // an error, or no room for kSendStallTimeoutMs: the peer is not reading
+    return false;  // an error, or no room: the peer is not reading, or the path stayed lost
   }
   return true;
 }
