@@ -10,6 +10,7 @@
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/xdp/xsk.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -196,6 +197,46 @@ TEST(xdp, every_af_xdp_cost_is_charged) {
   EXPECT_LT(delivered(with(kOneCore, {"xdp.app=txpush", "cpu.xsk-tx=60"})), one_push);
   const auto one_fwd = delivered(with(kOneCore, {"xdp.app=l2fwd"}));
   EXPECT_LT(delivered(with(kOneCore, {"xdp.app=l2fwd", "cpu.xsk-fwd=100"})), one_fwd);
+}
+
+// The rings' cache lines cost only between cores: on two cores the driver (core 0, the
+// bottleneck) reads the fill ring's and Tx ring's lines that the application wrote on core 1;
+// on one core every line is a hit.
+TEST(xdp, ring_cache_lines_are_charged_between_cores_only) {
+  for (const char* app : {"xdp.app=rxdrop", "xdp.app=txpush", "xdp.app=l2fwd"}) {
+    const std::vector<std::string> lines = {app, "cpu.xsk-cache-line=100"};
+    const std::vector<std::string> none = {app, "cpu.xsk-cache-line=0"};
+    EXPECT_LT(delivered(lines), delivered(none)) << app;
+    const RunReport one = run(with(kOneCore, lines));
+    const RunReport one_none = run(with(kOneCore, none));
+    EXPECT_EQ(one.delivered_packets, one_none.delivered_packets) << app;
+    EXPECT_EQ(one.events, one_none.events) << app;
+  }
+  // The application pays for what it reads too: with a slow application (core 1 the
+  // bottleneck) the Rx descriptors' lines slow it.
+  EXPECT_LT(delivered({"cpu.xsk-rx=150", "cpu.xsk-cache-line=100"}),
+            delivered({"cpu.xsk-rx=150", "cpu.xsk-cache-line=0"}));
+}
+
+// A ring's lines read from another core: the entries' 64 B lines from the consumer's position on,
+// plus the producer index's line; nothing on the writer's own core or before anyone wrote.
+TEST(xdp, a_ring_counts_the_cache_lines_a_consumer_reads_from_the_producers_core) {
+  XskRing rx;
+  rx.size = 2048;
+  rx.entry_bytes = 16;
+  EXPECT_EQ(rx.produce(64, 0U), 64U);
+  EXPECT_EQ(rx.remote_lines(64, 1), 64U * 16 / 64 + 1);  // 16 lines of xdp_desc + the index
+  EXPECT_EQ(rx.remote_lines(64, 0), 0U);                  // the producer's own core
+  EXPECT_EQ(rx.remote_lines(100, 1), 17U);                // no more than the ring holds
+  EXPECT_EQ(rx.consume(3), 3U);
+  EXPECT_EQ(rx.remote_lines(5, 1), 2U + 1);  // entries 3..7: lines 0 and 1
+  XskRing fill;
+  fill.size = 2048;
+  fill.entry_bytes = 8;
+  EXPECT_EQ(fill.produce(64, std::nullopt), 64U);
+  EXPECT_EQ(fill.remote_lines(64, 0), 0U);  // put there before the socket was bound
+  fill.produce(64, 1U);
+  EXPECT_EQ(fill.remote_lines(64, 0), 64U * 8 / 64 + 1);
 }
 
 TEST(xdp, a_line_rate_second_offers_the_seeds_59_52_mpps) {
