@@ -83,14 +83,15 @@ const std::map<std::string, Cell>& table() {
 // (higher, lower): the findings of docs/seeds.md. All are txpush's busypoll cells. On two cores the
 // RFC's xdpsock makes no sendto() kick and the model's Tx raises no completion interrupt, so
 // nothing brings core 0 in: the application's busy loop does the driver's Tx work on its own core
-// (22.0, as on one core, with no ring line crossing cores; the seed's 31.9 says core 0 did it). i40e's off-affinity branch does not
-// help Tx: i40e_xmit_zc's 256 never fills at 64 per batch, so the poll completes. On one core the
-// busy loop pays a system call, an iteration and two polls' fixed cost (busy_poll_stop's final
-// poll, as 2019's dev.c did) per poll() of 64 frames: the seed's busy poll gains 47 % over poll on
-// one-core Tx, the model's loses 5 %. Charging the rings' cache lines between cores apart
-// (cpu.xsk-cache-line) raised every one-core cell alike and left these eight as they were. The rxdrop and l2fwd inversions of the previous revision
-// (busypoll / 2 / rxdrop below poll / 2, poll / 1 and busypoll / 1) went away with the RFC's loop
-// end as Sridhar's review asked (the socket's rings) and the off-affinity branch.
+// (22.0, as on one core, with no ring line crossing cores; the seed's 31.9 says core 0 did it).
+// i40e's off-affinity branch does not help Tx: i40e_xmit_zc's 256 never fills at 64 per batch, so
+// the poll completes. On one core the busy loop pays a system call, an iteration and two polls'
+// fixed cost (busy_poll_stop's final poll, as 2019's dev.c did) per poll() of 64 frames: the seed's
+// busy poll gains 47 % over poll on one-core Tx, the model's loses 5 %. Charging the rings' cache
+// lines between cores apart (cpu.xsk-cache-line) raised every one-core cell alike and left these
+// eight as they were. The rxdrop and l2fwd inversions of the previous revision (busypoll / 2 /
+// rxdrop below poll / 2, poll / 1 and busypoll / 1) went away with the RFC's loop end as Sridhar's
+// review asked (the socket's rings) and the off-affinity branch.
 const std::set<std::pair<std::string, std::string>> kKnownMisses = {
     {"busypoll-1-n-txpush", "poll-1-y-txpush"},     {"busypoll-1-n-txpush", "rtc-1-y-txpush"},
     {"busypoll-1-y-txpush", "poll-1-y-txpush"},     {"busypoll-1-y-txpush", "rtc-1-y-txpush"},

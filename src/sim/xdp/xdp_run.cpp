@@ -143,7 +143,7 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   qs.arrival_gap_ps = receives ? gap_ps : 0;
   qs.tx_gap_ps = wire_ps;
   const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll, cpu.xdp_rx,
-                          cpu.xdp_tx,    cpu.tx_clean,    cpu.wakeup, cpu.xsk_cache_line};
+                          cpu.xdp_tx,    cpu.tx_clean,    cpu.wakeup,    cpu.xsk_cache_line};
   napi::Config napi_config;
   napi_config.weight = static_cast<int>(s.napi.weight);
   napi_config.defer_hard_irqs = s.napi.defer_hard_irqs;

@@ -37,10 +37,10 @@ inline constexpr std::uint64_t kCacheLineBytes = 64;
 
 // A ring of `size` descriptors holding `count`.
 struct XskRing {
-  std::uint64_t size = 0;         // descriptors
-  std::uint64_t count = 0;        // filled by the producer, not yet taken by the consumer
-  std::uint64_t entry_bytes = 0;  // 16 (xdp_desc: Rx, Tx) or 8 (an address: fill, completion)
-  std::uint64_t taken = 0;        // entries ever taken: the consumer's position
+  std::uint64_t size = 0;               // descriptors
+  std::uint64_t count = 0;              // filled by the producer, not yet taken by the consumer
+  std::uint64_t entry_bytes = 0;        // 16 (xdp_desc: Rx, Tx) or 8 (an address: fill, completion)
+  std::uint64_t taken = 0;              // entries ever taken: the consumer's position
   std::optional<std::uint32_t> writer;  // the core that produced last (none: before bind)
 
   std::uint64_t room() const { return size - count; }
