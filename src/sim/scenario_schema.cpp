@@ -372,6 +372,7 @@ const KeySpec kSchema[] = {
   {"cpu.xsk-rx", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::xsk_rx>()},
   {"cpu.xsk-tx", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::xsk_tx>()},
   {"cpu.xsk-fwd", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::xsk_fwd>()},
+  {"cpu.xsk-cache-line", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it; per xsk ring cache line (entries, producer index) read on a core other than the one that wrote it", bind<&S::cpu, &CpuSection::xsk_cache_line>()},
 
   // [search]
   {"search.kind", V::choice, 0, 1, "", "none", "none|rfc2544",

@@ -312,6 +312,7 @@ struct CpuSection {
   Distribution xsk_rx{};   // cpu.xsk-rx: xdpsock rxdrop: an Rx descriptor back to the fill ring
   Distribution xsk_tx{};   // cpu.xsk-tx: xdpsock txpush: a Tx descriptor written, its completion
   Distribution xsk_fwd{};  // cpu.xsk-fwd: xdpsock l2fwd: Rx descriptor, MAC swap, Tx, completion
+  Distribution xsk_cache_line{};  // cpu.xsk-cache-line: a ring line read on another core
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 

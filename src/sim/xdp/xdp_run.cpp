@@ -117,8 +117,10 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   xsk.completion.size = x.comp_ring;
   xsk.rx.size = x.rx_ring;
   xsk.tx.size = x.tx_ring;
+  xsk.fill.entry_bytes = xsk.completion.entry_bytes = 8;  // a UMEM address (__u64)
+  xsk.rx.entry_bytes = xsk.tx.entry_bytes = 16;           // struct xdp_desc
   const bool receives = x.app != XdpApp::txpush;
-  const std::uint64_t populated = xsk.fill.produce(x.frames);
+  const std::uint64_t populated = xsk.fill.produce(x.frames, std::nullopt);
 
   // The link: frames back to back at line rate, or spaced at traffic.rate (rounded down to a
   // picosecond), arriving when their last bit does.
@@ -141,7 +143,7 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   qs.arrival_gap_ps = receives ? gap_ps : 0;
   qs.tx_gap_ps = wire_ps;
   const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll, cpu.xdp_rx,
-                          cpu.xdp_tx,    cpu.tx_clean,    cpu.wakeup};
+                          cpu.xdp_tx,    cpu.tx_clean,    cpu.wakeup,    cpu.xsk_cache_line};
   napi::Config napi_config;
   napi_config.weight = static_cast<int>(s.napi.weight);
   napi_config.defer_hard_irqs = s.napi.defer_hard_irqs;
@@ -168,7 +170,8 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   const Distribution& per_frame = x.app == XdpApp::rxdrop   ? cpu.xsk_rx
                                   : x.app == XdpApp::txpush ? cpu.xsk_tx
                                                             : cpu.xsk_fwd;
-  const Xdpsock::Costs ac{cpu.syscall, cpu.context_switch, cpu.busy_poll_iteration, per_frame};
+  const Xdpsock::Costs ac{cpu.syscall, cpu.context_switch, cpu.busy_poll_iteration, per_frame,
+                          cpu.xsk_cache_line};
   Xdpsock app(*world, cores[cpu.app_core], xsk, queue, as, ac);
 
   queue.start();

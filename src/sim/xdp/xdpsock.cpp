@@ -78,11 +78,12 @@ bool Xdpsock::has_event() const {
 
 std::optional<Segment> Xdpsock::work(Core& core) {
   // Completions back: txpush frees them, l2fwd puts them on the fill ring.
+  lines_ += xsk_.completion.remote_lines(settings_.batch, core.index());
   const std::uint64_t done = xsk_.completion.consume(settings_.batch);
   outstanding_ -= done;
   counters_.completed += done;
   if (settings_.app == XdpApp::l2fwd) held_ += done;
-  if (held_ > 0) held_ -= xsk_.fill.produce(held_);
+  if (held_ > 0) held_ -= xsk_.fill.produce(held_, core.index());
   std::uint64_t n = 0;
   switch (settings_.app) {
     case XdpApp::txpush:
@@ -101,8 +102,14 @@ std::optional<Segment> Xdpsock::work(Core& core) {
   if (n > 0) {
     batch_ = n;
     step_ = Step::work;
-    return Segment{core.cost(costs_.per_frame, static_cast<std::int64_t>(n)), ContextKind::thread,
-                   kAppLabel};
+    // The batch's Rx descriptors, and the completions' lines (taken by this loop or by loops
+    // that had no batch), read from the driver's core.
+    if (settings_.app != XdpApp::txpush) lines_ += xsk_.rx.remote_lines(n, core.index());
+    const std::int64_t lines = static_cast<std::int64_t>(lines_);
+    lines_ = 0;
+    return Segment{core.cost(costs_.per_frame, static_cast<std::int64_t>(n)) +
+                       core.cost(costs_.cache_line, lines),
+                   ContextKind::thread, kAppLabel};
   }
   if (done > 0) return top(core);
   return wait(core);
@@ -158,13 +165,13 @@ std::optional<Segment> Xdpsock::next(Core& core) {
   // The batch's frames move.
   switch (settings_.app) {
     case XdpApp::txpush:
-      xsk_.tx.produce(batch_);
+      xsk_.tx.produce(batch_, core.index());
       outstanding_ += batch_;
       counters_.queued += batch_;
       break;
     case XdpApp::l2fwd:
       xsk_.rx.consume(batch_);
-      xsk_.tx.produce(batch_);
+      xsk_.tx.produce(batch_, core.index());
       outstanding_ += batch_;
       counters_.received += batch_;
       counters_.queued += batch_;
@@ -172,7 +179,7 @@ std::optional<Segment> Xdpsock::next(Core& core) {
     default:
       xsk_.rx.consume(batch_);
       held_ += batch_;
-      held_ -= xsk_.fill.produce(held_);
+      held_ -= xsk_.fill.produce(held_, core.index());
       counters_.received += batch_;
       break;
   }

@@ -49,6 +49,7 @@ class Xdpsock {
     Distribution context_switch;  // cpu.context-switch: back from sleep in poll()
     Distribution iteration;       // cpu.busy-poll-iteration
     Distribution per_frame;       // cpu.xsk-rx, cpu.xsk-tx or cpu.xsk-fwd
+    Distribution cache_line;      // cpu.xsk-cache-line: a ring line the driver's core wrote
   };
   struct Counters {
     std::uint64_t received = 0;   // frames taken from the Rx ring
@@ -124,6 +125,7 @@ class Xdpsock {
   std::uint64_t batch_ = 0;        // the running batch's frames
   std::uint64_t held_ = 0;         // frames for the fill ring that did not fit yet
   std::uint64_t outstanding_ = 0;  // frames on the Tx ring or beyond, not yet completed
+  std::uint64_t lines_ = 0;        // ring lines read from the driver's core, not yet charged
 };
 
 }  // namespace irqmod::sim

@@ -90,31 +90,38 @@ Duration ZcQueue::scan(int budget, Core& core) {
   const std::uint64_t ring_room = settings_.tx_descriptors - 1 - outstanding;
   const std::uint64_t completion_room =
       xsk_.completion.room() - std::min(xsk_.completion.room(), outstanding + taken_clean_);
-  taken_xmit_ =
-      xsk_.tx.consume(std::min<std::uint64_t>({settings_.tx_budget, ring_room, completion_room}));
+  const std::uint64_t xmit =
+      std::min<std::uint64_t>({settings_.tx_budget, ring_room, completion_room});
+  // The lines the application's core wrote: the Tx descriptors read now, and the fill ring's
+  // that the previous poll's refill read (charged here: a poll's time is set when it starts).
+  const std::uint64_t lines = xsk_.tx.remote_lines(xmit, core.index()) + fill_lines_;
+  fill_lines_ = 0;
+  taken_xmit_ = xsk_.tx.consume(xmit);
   hw_tx_cleaned_ += taken_clean_;
   woke_ = false;
   return core.cost(costs_.napi_poll) + core.cost(costs_.rx, static_cast<std::int64_t>(taken_rx_)) +
          core.cost(costs_.tx_clean, static_cast<std::int64_t>(taken_clean_)) +
-         core.cost(costs_.tx, static_cast<std::int64_t>(taken_xmit_));
+         core.cost(costs_.tx, static_cast<std::int64_t>(taken_xmit_)) +
+         core.cost(costs_.cache_line, static_cast<std::int64_t>(lines));
 }
 
 int ZcQueue::finish(const Core& core) {
   const int budget = budget_;
   // XDP_REDIRECT into the socket; a full Rx ring drops the frame and its buffer is reused.
-  const std::uint64_t redirected = xsk_.rx.produce(taken_rx_);
+  const std::uint64_t redirected = xsk_.rx.produce(taken_rx_, core.index());
   counters_.redirected += redirected;
   counters_.rx_ring_full += taken_rx_ - redirected;
   posted_ += taken_rx_ - redirected;
   // The refill: one try at the fill ring for every empty descriptor.
   land();
   const std::uint64_t empty = settings_.rx_descriptors - 1 - posted_ - written_;
+  fill_lines_ += xsk_.fill.remote_lines(empty, core.index());
   const std::uint64_t refilled = xsk_.fill.consume(empty);
   posted_ += refilled;
   xsk_.fill_needs_wakeup = refilled < empty;
   if (refilled < empty) ++counters_.refill_misses;
   // Completions to the completion ring, descriptors onto the wire.
-  xsk_.completion.produce(taken_clean_);
+  xsk_.completion.produce(taken_clean_, core.index());
   const std::int64_t now_ps = ns_since_epoch(world_.now()) * kPsPerNs;
   wire_free_ps_ = std::max(wire_free_ps_, now_ps) +
                   static_cast<std::int64_t>(taken_xmit_) * settings_.tx_gap_ps;

@@ -71,6 +71,7 @@ class ZcQueue {
     Distribution tx;           // cpu.xdp-tx: per frame sent
     Distribution tx_clean;     // cpu.tx-clean: per Tx completion cleaned
     Distribution wakeup;       // cpu.wakeup: waking the application asleep in poll()
+    Distribution cache_line;   // cpu.xsk-cache-line: a ring line the application's core wrote
   };
   struct Counters {
     std::uint64_t arrived = 0;        // frames that reached the port
@@ -183,6 +184,7 @@ class ZcQueue {
   int budget_ = 0;                   // ... its budget
   bool forced_wb_ = false;           // the last poll took the off-affinity branch
   bool woke_ = false;                // the running poll charged waking the application
+  std::uint64_t fill_lines_ = 0;     // fill-ring lines the last refill read from another core
 };
 
 }  // namespace irqmod::sim
