@@ -11,18 +11,17 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/shared_runs.hpp"
 
 namespace irqmod::sim {
 namespace {
 
-RunReport run_mode(const std::string& mode, const std::vector<std::string>& sets = {}) {
-  LoadResult s = load_scenario_file(
+// A run shared by the suite's tests (shared_runs.hpp): several read the same mode.
+const RunReport& run_mode(const std::string& mode, const std::vector<std::string>& sets = {}) {
+  const RunReport& r = test::shared_run(
       std::string(IRQMOD_SCENARIO_DIR) + "/seeds/000-modes-" + mode + ".toml", sets);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().what());
-  auto r = simulate(s.value(), RunOptions{});
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
-  EXPECT_TRUE(r.value().conservation.ok()) << mode;
-  return r.value();
+  EXPECT_TRUE(r.conservation.ok()) << mode;
+  return r;
 }
 
 double seconds(const RunReport& r) {
@@ -40,10 +39,10 @@ double device_interrupts_per_second(const RunReport& r) {
 }
 
 TEST(seed_000_modes, suspend_has_fullbusys_tail_at_a_fraction_of_its_cpu_and_base_the_worst_tail) {
-  const RunReport base = run_mode("base");
-  const RunReport napibusy = run_mode("napibusy");
-  const RunReport suspend = run_mode("suspend");
-  const RunReport fullbusy = run_mode("fullbusy");
+  const RunReport& base = run_mode("base");
+  const RunReport& napibusy = run_mode("napibusy");
+  const RunReport& suspend = run_mode("suspend");
+  const RunReport& fullbusy = run_mode("fullbusy");
   // Published: CPU 30 % vs 100 %; p99 151 vs 133 us; base p99 416 us; napibusy CPU 56 %.
   EXPECT_LT(cpu_percent(suspend), cpu_percent(fullbusy));
   EXPECT_LE(p99_us(suspend), 1.5 * p99_us(fullbusy));
@@ -72,8 +71,8 @@ TEST(seed_000_modes, suspend_needs_the_6_13_rule_and_without_suspension_is_defer
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().key, "napi.epoll-prefer-busy-loop");
   // A pre-6.13 kernel with the same prefer and deferral (no suspension) never busy-polls.
-  const RunReport with_rule = run_mode("suspend");
-  const RunReport before =
+  const RunReport& with_rule = run_mode("suspend");
+  const RunReport& before =
       run_mode("suspend", {"napi.epoll-prefer-busy-loop=false", "napi.irq_suspend_timeout=0"});
   EXPECT_GT(with_rule.cpu.busy(0, ContextKind::busy_poll).count(), 0);
   EXPECT_EQ(before.cpu.busy(0, ContextKind::busy_poll).count(), 0);

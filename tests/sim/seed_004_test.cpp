@@ -15,22 +15,36 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
+#include "sim/shared_runs.hpp"
 
 namespace irqmod::sim {
 namespace {
 
-RunReport run_shipped(const std::string& name, std::vector<std::string> sets = {},
-                      TraceWriter* trace = nullptr) {
+std::vector<std::string> with_run_length(std::vector<std::string> sets) {
   sets.insert(sets.begin(), {"scenario.duration=2500ms", "scenario.warmup=1500ms"});
-  LoadResult s = load_scenario_file(std::string(IRQMOD_SCENARIO_DIR) + "/seeds/" + name, sets);
+  return sets;
+}
+std::string shipped(const std::string& name) {
+  return std::string(IRQMOD_SCENARIO_DIR) + "/seeds/" + name;
+}
+
+// A run shared by the suite's tests (shared_runs.hpp): several read the same scenario.
+const RunReport& run_shipped(const std::string& name, std::vector<std::string> sets = {}) {
+  return test::shared_run(shipped(name), with_run_length(std::move(sets)));
+}
+
+// A run with its timeline written to `trace`: its own, not shared.
+RunReport run_traced(const std::string& name, std::vector<std::string> sets, TraceWriter& trace) {
+  LoadResult s = load_scenario_file(shipped(name), with_run_length(std::move(sets)));
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().what());
   RunOptions options;
-  options.trace = trace;
+  options.trace = &trace;
   auto r = simulate(s.value(), options);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
   return r.value();
@@ -51,8 +65,8 @@ void expect_ratio_near(double model, double seed, double band, const char* what)
 }
 
 TEST(seed_004, the_eitr_table_interrupt_rates_follow_the_register_and_latency_grows_with_them) {
-  const RunReport at8000 = run_shipped("004-eitr-8000.toml");
-  const RunReport at4000 = run_shipped("004-eitr-4000.toml");
+  const RunReport& at8000 = run_shipped("004-eitr-8000.toml");
+  const RunReport& at4000 = run_shipped("004-eitr-4000.toml");
   EXPECT_TRUE(at8000.conservation.ok());
   // EITR = (4000000 / rate) & 0xff8: 124 us and 250 us, so at most 8064/s and 4000/s.
   EXPECT_NEAR(per_second(at8000.interrupts.count_of(0), at8000), 8000, 0.02 * 8000);
@@ -75,16 +89,16 @@ TEST(seed_004, the_eitr_table_interrupt_rates_follow_the_register_and_latency_gr
 TEST(seed_004, with_a_longer_ipintrq_the_4000_row_forwards_more_as_in_the_seed) {
   // The explanation of the finding above: net.inet.ip.ifq.maxlen raised (as 10 GbE routers
   // often were) removes the overflow, and 4000/s then forwards more than 8000/s.
-  const RunReport at8000 = run_shipped("004-eitr-8000.toml", {"napi.netdev_max_backlog=1000"});
-  const RunReport at4000 = run_shipped("004-eitr-4000.toml", {"napi.netdev_max_backlog=1000"});
+  const RunReport& at8000 = run_shipped("004-eitr-8000.toml", {"napi.netdev_max_backlog=1000"});
+  const RunReport& at4000 = run_shipped("004-eitr-4000.toml", {"napi.netdev_max_backlog=1000"});
   EXPECT_EQ(at4000.drops.count(DropReason::backlog_full), 0u);
   EXPECT_GT(kpps(at4000), kpps(at8000));
   expect_ratio_near(kpps(at4000) / kpps(at8000), 550.0 / 535.0, 0.3, "throughput 4000/8000");
 }
 
 TEST(seed_004, the_storm_fires_at_the_60_us_cap_and_forwards_less_than_the_fix) {
-  const RunReport storm = run_shipped("004-lli-storm.toml");
-  const RunReport fix = run_shipped("004-eitr-8000.toml");
+  const RunReport& storm = run_shipped("004-lli-storm.toml");
+  const RunReport& fix = run_shipped("004-eitr-8000.toml");
   EXPECT_TRUE(storm.conservation.ok());
   // "16 666 intr/s and this is a precise number you'd see".
   EXPECT_NEAR(per_second(storm.interrupts.count_of(0), storm), 1e6 / 60, 0.02 * 1e6 / 60);
@@ -94,8 +108,8 @@ TEST(seed_004, the_storm_fires_at_the_60_us_cap_and_forwards_less_than_the_fix) 
 
 TEST(seed_004, the_storm_feeds_itself_through_mclgetis_livelock_check) {
   // The same load with the ring trigger off (RDMTS 0): the regular 500 us interval only.
-  const RunReport storm = run_shipped("004-lli-storm.toml");
-  const RunReport quiet = run_shipped("004-lli-storm.toml", {"nic.lli-ring-threshold=0"});
+  const RunReport& storm = run_shipped("004-lli-storm.toml");
+  const RunReport& quiet = run_shipped("004-lli-storm.toml", {"nic.lli-ring-threshold=0"});
   ASSERT_TRUE(storm.mclgeti && quiet.mclgeti);
   // LLIs steal the softclock's ticks: more livelocks, a watermark a fraction of the quiet one,
   // so fewer free descriptors, so the ring-low trigger never stops.
@@ -110,7 +124,7 @@ TEST(seed_004, the_timeline_shows_the_watermark_falling_at_each_livelock_while_l
   std::ostringstream out;
   {
     TraceWriter trace(out);
-    run_shipped("004-lli-storm.toml", {"scenario.duration=1200ms", "scenario.warmup=0"}, &trace);
+    run_traced("004-lli-storm.toml", {"scenario.duration=1200ms", "scenario.warmup=0"}, trace);
   }
   const nlohmann::json doc = nlohmann::json::parse(out.str());
   const nlohmann::json& events = doc.is_array() ? doc : doc["traceEvents"];
