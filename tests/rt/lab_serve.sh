@@ -19,7 +19,8 @@
 #                   saw is answered, and the loss in each direction is within a wide binomial
 #                   band around 0.2; up without --loss removes the filter; down removes the lab
 #   loss-tcp        the same lab with TCP: the run completes (retransmissions), every message
-#                   the server saw is answered, nothing is rejected
+#                   the server saw is answered or its reply counted as failed (the client gone),
+#                   nothing is rejected
 # Counts only, never timings.
 set -u
 irqmod=$1; case=$2
@@ -294,17 +295,24 @@ case $case in
       wait "$client_pid"; client_status=$?
       clients=
       stop_server loss-server
-      (($(final_field loss-server reply_failures) == 0)) || fail "the server gave up a connection"
+      failures=$(final_field loss-server reply_failures)
       ((client_status == 0)) && break
+      # A client cut off while the server had failed no reply: the kernel's reset (above). One
+      # the server failed to answer is the server giving the connection up: no retry.
+      ((failures == 0)) || fail "the server gave up the connection ($failures reply failures)"
       grep -q "forcibly closed by a peer" "$work/loss-client" && ((attempt < 3)) ||
         fail "sockperf (loss-client) exited $client_status"
       echo "attempt $attempt: the connection was reset by the server's kernel; again"
     done
+    # Every message answered or counted: a reply that finds the client gone (sockperf closes
+    # its connection at the end of its run, with replies still on the lossy path) is a reply
+    # failure, not a lost message (seen under ASan: messages 1001, replies 1000, reply_failures
+    # 1, sockperf's run complete).
     messages=$(final_field loss-server messages); replies=$(final_field loss-server replies)
-    ((messages > 0 && replies == messages)) ||
-      fail "the server answered $replies of $messages messages"
+    ((messages > 0 && replies + failures == messages)) ||
+      fail "the server answered $replies and failed $failures of $messages messages"
     (($(final_field loss-server rejected_total) == 0)) || fail "the server rejected messages"
-    echo "tcp under 20 % loss: $messages messages, all answered"
+    echo "tcp under 20 % loss: $messages messages, $replies answered, $failures to a client gone"
     ;;
   *) fail "unknown case" ;;
 esac
