@@ -288,30 +288,33 @@ case $case in
     # TcpEstabResets 1; server TcpOutRsts 1, while irqmod serve had closed nothing and answered
     # every message). That is the kernel's handshake under this filter, not the server's loop;
     # the server's own failures (reply_failures, rejected) are still checked on every attempt.
+    # Each attempt logs to files of its own: serve() reads the port from its log, which an
+    # attempt reusing the name could read before the new server truncated it.
     for attempt in 1 2 3; do
-      serve loss-server --tcp --mode epoll
-      client loss-client loss-server ul --tcp --mps 1000 --reply-every 1
+      serve loss-server$attempt --tcp --mode epoll
+      client loss-client$attempt loss-server$attempt ul --tcp --mps 1000 --reply-every 1
       client_pid=${clients%%:*}; client_pid=${client_pid# }
       wait "$client_pid"; client_status=$?
       clients=
-      stop_server loss-server
-      failures=$(final_field loss-server reply_failures)
+      stop_server loss-server$attempt
+      failures=$(final_field loss-server$attempt reply_failures)
+      (($(final_field loss-server$attempt rejected_total) == 0)) || fail "the server rejected messages"
       ((client_status == 0)) && break
       # A client cut off while the server had failed no reply: the kernel's reset (above). One
       # the server failed to answer is the server giving the connection up: no retry.
       ((failures == 0)) || fail "the server gave up the connection ($failures reply failures)"
-      grep -q "forcibly closed by a peer" "$work/loss-client" && ((attempt < 3)) ||
-        fail "sockperf (loss-client) exited $client_status"
+      grep -q "forcibly closed by a peer" "$work/loss-client$attempt" && ((attempt < 3)) ||
+        fail "sockperf (loss-client$attempt) exited $client_status"
       echo "attempt $attempt: the connection was reset by the server's kernel; again"
     done
     # Every message answered or counted: a reply that finds the client gone (sockperf closes
     # its connection at the end of its run, with replies still on the lossy path) is a reply
     # failure, not a lost message (seen under ASan: messages 1001, replies 1000, reply_failures
     # 1, sockperf's run complete).
-    messages=$(final_field loss-server messages); replies=$(final_field loss-server replies)
+    messages=$(final_field loss-server$attempt messages)
+    replies=$(final_field loss-server$attempt replies)
     ((messages > 0 && replies + failures == messages)) ||
       fail "the server answered $replies and failed $failures of $messages messages"
-    (($(final_field loss-server rejected_total) == 0)) || fail "the server rejected messages"
     echo "tcp under 20 % loss: $messages messages, $replies answered, $failures to a client gone"
     ;;
   *) fail "unknown case" ;;
