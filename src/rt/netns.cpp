@@ -2,6 +2,7 @@
 #include "irqmod/rt/netns.hpp"
 
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,11 @@
 #include <cstring>
 
 namespace irqmod::rt {
+
+std::string device_name(std::uint32_t ifindex) {
+  char name[IF_NAMESIZE] = {};
+  return ::if_indextoname(ifindex, name) ? name : "?";
+}
 
 bool netns_exists(const std::string& name) {
   struct stat st {};

@@ -19,6 +19,8 @@
 namespace irqmod::cli {
 namespace {
 
+using rt::device_name;
+
 namespace netdev = rt::netdev;
 
 // The kernel's own bound on defer-hard-irqs (netdev.yaml: max s32-max).
@@ -26,11 +28,6 @@ constexpr std::uint32_t kMaxDeferHardIrqs = std::numeric_limits<std::int32_t>::m
 // The timeouts' bound: the kernel arms its hrtimers with them as ktime_t (signed 64-bit ns), so
 // more would run negative. The check also stops CLI11 2.1 from taking "-5" as 2^64 - 5.
 constexpr std::uint64_t kMaxTimeoutNs = std::numeric_limits<std::int64_t>::max();
-
-std::string device_name(std::uint32_t ifindex) {
-  char name[IF_NAMESIZE] = {};
-  return ::if_indextoname(ifindex, name) ? name : "?";
-}
 
 template <typename T>
 std::string text(const std::optional<T>& v, const char* unit = "") {

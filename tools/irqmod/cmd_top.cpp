@@ -1,7 +1,6 @@
 // irqmod top: interrupts/s per vector, NET_RX / NET_TX softirqs/s per CPU, busy-poll packets/s,
 // packets/s per queue and NAPI where the device counts them, and each NAPI's settings, refreshed
 // every interval (irqmod/rt/proc_counters.hpp, queue_packets.hpp).
-#include <net/if.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +23,8 @@
 
 namespace irqmod::cli {
 namespace {
+
+using rt::device_name;
 
 namespace proc = rt::proc;
 
@@ -54,11 +55,6 @@ std::vector<proc::Rates::VectorRate> active(const proc::Rates& r) {
   std::stable_sort(v.begin(), v.end(),
                    [](const auto& a, const auto& b) { return a.per_second > b.per_second; });
   return v;
-}
-
-std::string device_name(std::uint32_t ifindex) {
-  char name[IF_NAMESIZE] = {};
-  return ::if_indextoname(ifindex, name) ? name : "?";
 }
 
 void print_json(const proc::Rates& r, const std::optional<std::vector<rt::netdev::Napi>>& napis,

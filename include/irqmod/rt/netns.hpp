@@ -5,6 +5,7 @@
 // working after it. Not for multi-threaded callers: setns changes the calling thread only.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,9 @@ inline constexpr const char* kNetnsDir = "/run/netns";
 
 // True when `ip netns` has a namespace of this name.
 bool netns_exists(const std::string& name);
+
+// The name of device `ifindex` in the namespace the process is in, or "?" when there is none.
+std::string device_name(std::uint32_t ifindex);
 
 class NetnsGuard {
  public:
