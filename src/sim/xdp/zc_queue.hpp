@@ -147,9 +147,11 @@ class ZcQueue {
   std::uint64_t arrivals_by(Instant t) const;
   std::uint64_t sent_by(Instant t) const;
   // The poll's first half: what it takes (Rx frames, Tx completions, Tx descriptors) and the CPU
-  // time that costs. The second half: where they go; returns what i40e_napi_poll returns to NAPI
-  // on `core` (napi::Driver::poll_return).
-  Duration scan(int budget, Core& core);
+  // time that costs; `fixed` charges a poll call's fixed cost (`cpu.napi-poll`), which a turn of
+  // the busy loop does not pay on top of its `cpu.busy-poll-iteration` (as BusyLoop's turns).
+  // The second half: where they go; returns what i40e_napi_poll returns to NAPI on `core`
+  // (napi::Driver::poll_return).
+  Duration scan(int budget, Core& core, bool fixed);
   int finish(const Core& core);
   void handle(const napi::PollResult& result, const Core& core);
   void enable_irq();
