@@ -208,6 +208,46 @@ void BM_host_epoll_wait_empty(benchmark::State& state) {
 }
 BENCHMARK(BM_host_epoll_wait_empty);
 
+// poll() with timeout 0 on one empty UDP socket: the system call plus do_sys_poll's own work
+// (copying the pollfd in and out, the fd lookup, the socket's poll op, datagram_poll as 5.2's
+// xsk_poll called it, the poll table's teardown). Less BM_host_syscall_getppid, it is
+// `cpu.poll-call`: what xdpsock's poll() costs beyond a system call.
+void BM_host_poll_one_socket(benchmark::State& state) {
+  UdpEndpoint endpoint;
+  if (!endpoint.open(state, true)) return;
+  pollfd p{endpoint.fd.get(), POLLIN, 0};
+  for (auto _ : state) {
+    if (poll(&p, 1, 0) != 0) {
+      state.SkipWithError("poll on an empty socket did not answer 0");
+      break;
+    }
+  }
+}
+BENCHMARK(BM_host_poll_one_socket);
+
+// sendto(MSG_DONTWAIT) on an AF_XDP socket that is not bound: the system call, the fd lookup,
+// sock_sendmsg and its security hook, xsk_sendmsg up to its "bound?" check (ENXIO). What an
+// xdpsock kick pays before the driver's ndo_xsk_wakeup; less BM_host_syscall_getppid, it is
+// `cpu.socket-call`. Skipped where AF_XDP sockets cannot be made (no CAP_NET_RAW, no XDP).
+void BM_host_xsk_sendto_unbound(benchmark::State& state) {
+#ifdef AF_XDP
+  const Fd xsk{socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0)};
+  if (!xsk.ok()) {
+    state.SkipWithError(errno_text("socket(AF_XDP)").c_str());
+    return;
+  }
+  for (auto _ : state) {
+    if (sendto(xsk.get(), nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0 || errno != ENXIO) {
+      state.SkipWithError("sendto on an unbound AF_XDP socket did not answer ENXIO");
+      break;
+    }
+  }
+#else
+  state.SkipWithError("AF_XDP is not defined by this C library");
+#endif
+}
+BENCHMARK(BM_host_xsk_sendto_unbound);
+
 // ---- UDP over loopback --------------------------------------------------------------------
 
 // sendto + recvfrom of a 64-byte datagram on one thread: both system calls, the UDP/IP

@@ -373,6 +373,8 @@ const KeySpec kSchema[] = {
   {"cpu.xsk-tx", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::xsk_tx>()},
   {"cpu.xsk-fwd", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it", bind<&S::cpu, &CpuSection::xsk_fwd>()},
   {"cpu.xsk-cache-line", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it; per xsk ring cache line (entries, producer index) read on a core other than the one that wrote it", bind<&S::cpu, &CpuSection::xsk_cache_line>()},
+  {"cpu.poll-call", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it; what xdpsock's poll() on its socket costs beyond cpu.syscall (do_sys_poll, the fd, the socket's poll op)", bind<&S::cpu, &CpuSection::poll_call>()},
+  {"cpu.socket-call", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it; what xdpsock's sendto() / recvfrom() costs beyond cpu.syscall before the driver's wake-up (fd lookup, sock_sendmsg, xsk_sendmsg's checks)", bind<&S::cpu, &CpuSection::socket_call>()},
 
   // [search]
   {"search.kind", V::choice, 0, 1, "", "none", "none|rfc2544",

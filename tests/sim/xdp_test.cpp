@@ -197,6 +197,18 @@ TEST(xdp, every_af_xdp_cost_is_charged) {
   EXPECT_LT(delivered(with(kOneCore, {"xdp.app=txpush", "cpu.xsk-tx=60"})), one_push);
   const auto one_fwd = delivered(with(kOneCore, {"xdp.app=l2fwd"}));
   EXPECT_LT(delivered(with(kOneCore, {"xdp.app=l2fwd", "cpu.xsk-fwd=100"})), one_fwd);
+  // A system call's own work: poll()'s with -p (not in r-t-c, which makes none), the sendto()
+  // kick's dispatch in r-t-c txpush (not in rxdrop, which kicks nothing without need_wakeup).
+  EXPECT_LT(delivered(with(kOneCore, {"xdp.method=poll", "cpu.poll-call=1000"})), one);
+  const RunReport rtc_drop = run(with(kOneCore, {"xdp.need-wakeup=true"}));
+  const RunReport rtc_drop_poll =
+      run(with(kOneCore, {"xdp.need-wakeup=true", "cpu.poll-call=1000"}));
+  EXPECT_EQ(rtc_drop.events, rtc_drop_poll.events);
+  EXPECT_LT(delivered(with(kOneCore, {"xdp.app=txpush", "cpu.socket-call=1000"})), one_push);
+  // recvfrom() with need_wakeup pays the dispatch too; on one core a slower call leaves the
+  // softirq more of the core, so the run changes in either direction: it changes.
+  EXPECT_NE(delivered(with(kOneCore, {"xdp.need-wakeup=true", "cpu.socket-call=3000"})),
+            rtc_drop.delivered_packets);
 }
 
 // The rings' cache lines cost only between cores: on two cores the driver (core 0, the

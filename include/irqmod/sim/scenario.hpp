@@ -313,6 +313,8 @@ struct CpuSection {
   Distribution xsk_tx{};   // cpu.xsk-tx: xdpsock txpush: a Tx descriptor written, its completion
   Distribution xsk_fwd{};  // cpu.xsk-fwd: xdpsock l2fwd: Rx descriptor, MAC swap, Tx, completion
   Distribution xsk_cache_line{};  // cpu.xsk-cache-line: a ring line read on another core
+  Distribution poll_call{};       // cpu.poll-call: poll() on one socket beyond the system call
+  Distribution socket_call{};     // cpu.socket-call: a socket call's dispatch (sendto, recvfrom)
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 

@@ -170,8 +170,9 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   const Distribution& per_frame = x.app == XdpApp::rxdrop   ? cpu.xsk_rx
                                   : x.app == XdpApp::txpush ? cpu.xsk_tx
                                                             : cpu.xsk_fwd;
-  const Xdpsock::Costs ac{cpu.syscall, cpu.context_switch, cpu.busy_poll_iteration, per_frame,
-                          cpu.xsk_cache_line};
+  const Xdpsock::Costs ac{cpu.syscall,    cpu.context_switch, cpu.busy_poll_iteration,
+                          per_frame,      cpu.xsk_cache_line, cpu.poll_call,
+                          cpu.socket_call};
   Xdpsock app(*world, cores[cpu.app_core], xsk, queue, as, ac);
 
   queue.start();

@@ -50,10 +50,14 @@ std::optional<Segment> Xdpsock::top(Core& core) {
   return kick_or_work(core);
 }
 
+// A system call's entry and exit, and its own work: poll()'s (do_sys_poll on one socket) or a
+// socket call's dispatch (sendto() or recvfrom() up to the driver's wake-up, which the queue's
+// kick charges as its interrupt).
 Segment Xdpsock::syscall(Step step, Core& core) {
   ++counters_.syscalls;
   step_ = step;
-  return Segment{core.cost(costs_.syscall), ContextKind::thread, kSyscallLabel};
+  const Distribution& own = step == Step::poll_call ? costs_.poll_call : costs_.socket_call;
+  return Segment{core.cost(costs_.syscall) + core.cost(own), ContextKind::thread, kSyscallLabel};
 }
 
 // The seed's RFC mode: the RFC's own xdpsock ("[RFC bpf-next 7/7] samples/bpf: add busy-poll

@@ -50,6 +50,8 @@ class Xdpsock {
     Distribution iteration;       // cpu.busy-poll-iteration
     Distribution per_frame;       // cpu.xsk-rx, cpu.xsk-tx or cpu.xsk-fwd
     Distribution cache_line;      // cpu.xsk-cache-line: a ring line the driver's core wrote
+    Distribution poll_call;       // cpu.poll-call: poll()'s own work
+    Distribution socket_call;     // cpu.socket-call: sendto()'s / recvfrom()'s dispatch
   };
   struct Counters {
     std::uint64_t received = 0;   // frames taken from the Rx ring
