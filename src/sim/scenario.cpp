@@ -1152,6 +1152,11 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                  "only the rx-usecs timer of coalescing and DIM has a CQE mode; allowed: false, "
                  "or nic.moderation = \"coalesce\" or \"dim\""});
   }
+  if (nic.dim_driver == DimDriver::enetc && nic.cqe_mode_rx && nic.moderation == Moderation::dim) {
+    return fail({"nic.cqe-mode-rx",
+                 "enetc's net_dim runs in EQE mode (its struct dim is zeroed and never given a "
+                 "mode); allowed: false with nic.dim-driver = \"enetc\""});
+  }
   if (nic.clean_clears_cause && nic.moderation == Moderation::lli) {
     return fail({"nic.clean-clears-cause",
                  "low-latency interrupts are the 82599's, whose causes no clean withdraws "

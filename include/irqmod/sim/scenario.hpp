@@ -102,6 +102,23 @@ enum class TxModeration : std::uint8_t {
   link_speed,  // tx_coalesce: timeout = usable Tx ring x wire time at the link speed (seed 001)
 };
 
+// nic.dim-driver: how the driver feeds net_dim and applies its profiles (its "glue"; the
+// algorithm, lib/dim, is the same).
+enum class DimDriver : std::uint8_t {
+  // mlx5e_napi_poll -> mlx5e_handle_rx_dim / mlx5e_handle_tx_dim: a sample after every completed
+  // poll, the event counter the CQ's interrupts (mlx5e_completion_event's event_ctr), the work
+  // handler writing the profile's pair to the device.
+  mlx5,
+  // enetc (seed 001's patch v1, net-next 13 Jul 2020, "[PATCH net-next 6/6] enetc: Add adaptive
+  // interrupt coalescing"; the merged ae0e6a5d1627 keeps the Rx half): enetc_net_dim counts the
+  // vector's completed polls (comp_cnt, the event counter of both directions) and samples a
+  // direction only after polls that cleaned work of it (rx_napi_work / tx_napi_work); the work
+  // handler only stores the profile's usec (rx_ictt / tx_ictt) and enetc_msix writes it to
+  // RBICR1 / TBICR1 at the vector's next interrupt. The frame thresholds stay the ones
+  // enetc_setup_interrupts wrote (ENETC_RXIC_PKTTHR 256, ENETC_TXIC_PKTTHR 128).
+  enetc,
+};
+
 // nic.rx-clean: when the driver's Rx clean loop sees a frame written back during the poll.
 enum class RxClean : std::uint8_t {
   // The poll takes the frames written back when it begins, and the whole poll's CPU time
@@ -218,6 +235,7 @@ struct NicSection {
   std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
   bool adaptive_rx{};               // nic.adaptive-rx
   bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
+  DimDriver dim_driver{};           // nic.dim-driver: how the driver feeds net_dim
   NicDriver driver{};               // nic.driver: whose kernel rows `kernel` applies
   bool off_affinity_force_wb{};     // nic.off-affinity-force-wb: i40e_napi_poll's branch
   std::string rx_profile;           // nic.rx-profile: net_dim's Rx table, ethtool syntax

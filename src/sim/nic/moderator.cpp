@@ -11,7 +11,7 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
   switch (s.nic.moderation) {
     case Moderation::coalesce:
       return Coalescing{coalesce::Coalescer(coalesce_settings(s.nic), coalesce::Direction::rx),
-                        std::nullopt, std::nullopt};
+                        std::nullopt, std::nullopt, std::nullopt};
     case Moderation::dim: {
       // mlx5e_handle_rx_dim: the CQE-based tables when the CQ restarts its timer per completion.
       const dim::CqPeriodMode mode =
@@ -20,7 +20,8 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
       coalesce::Settings settings;
       settings.rx.normal = {dim.profile().usec, dim.profile().pkts};
       settings.rx.cqe_mode = s.nic.cqe_mode_rx;
-      return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::rx), dim, std::nullopt};
+      return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::rx), dim, std::nullopt,
+                        std::nullopt};
     }
     case Moderation::lli:
       return LowLatency{lli::LowLatencyInterrupts(lli::make_config(lli_settings(s.nic)).value())};
@@ -53,11 +54,13 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
       break;
     }
   }
-  return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::tx), dim, std::nullopt};
+  return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::tx), dim, std::nullopt,
+                    std::nullopt};
 }
 
 Moderator::Moderator(const Scenario& scenario, coalesce::Direction direction)
-    : state_(direction == coalesce::Direction::rx ? make(scenario) : make_tx(scenario)) {}
+    : state_(direction == coalesce::Direction::rx ? make(scenario) : make_tx(scenario)),
+      dim_driver_(scenario.nic.dim_driver) {}
 
 Arm Moderator::on_writeback(napi::Vector& vector, Instant t, std::uint32_t free_descriptors,
                             std::uint32_t frame_bytes) {
@@ -117,8 +120,19 @@ bool Moderator::wants_next_frame(const napi::Vector& vector) const {
   return true;
 }
 
-void Moderator::on_interrupt(Instant t) {
-  if (auto* c = std::get_if<Coalescing>(&state_)) c->coalescer.on_interrupt(t);
+std::optional<std::uint32_t> Moderator::on_interrupt(Instant t) {
+  auto* c = std::get_if<Coalescing>(&state_);
+  if (!c) return std::nullopt;
+  c->coalescer.on_interrupt(t);
+  if (!c->stored_usecs) return std::nullopt;
+  // enetc_msix (patch 4/6 of the series): enetc_wr_reg(v->ricr1, v->rx_ictt), and ticr1 for
+  // each Tx ring. Only the timer: the frame threshold stays what enetc_setup_interrupts wrote.
+  // The handler runs irq-entry after the interrupt; nothing is pending at this point (the
+  // interrupt signalled it), so applying it here is the same for every later frame.
+  const std::uint32_t usecs = *c->stored_usecs;
+  c->stored_usecs.reset();
+  c->coalescer.program_normal({usecs, c->coalescer.band_thresholds(coalesce::Band::normal).frames});
+  return usecs;
 }
 
 Arm Moderator::on_enabled(napi::Vector& vector, Instant t) {
@@ -135,8 +149,15 @@ Arm Moderator::on_completed_poll(napi::Vector& vector, Instant t, const DimCount
   const dim::Sample sample = dim::make_sample(t, counters.events, counters.packets, counters.bytes);
   const dim::Decision d = c->dim->step(sample, t);
   if (!d.apply) return {};
-  c->coalescer.program_normal({d.profile.usec, d.profile.pkts});
+  // The work handler's dim->state = DIM_START_MEASURE (mlx5e_rx_dim_work, enetc_rx_dim_work).
   c->dim->acknowledge();
+  if (dim_driver_ == DimDriver::enetc) {
+    // enetc_rx_dim_work / enetc_tx_dim_work: v->rx_ictt = enetc_usecs_to_cycles(moder.usec),
+    // nothing written to the device; moder.pkts is not used.
+    c->stored_usecs = d.profile.usec;
+    return {};
+  }
+  c->coalescer.program_normal({d.profile.usec, d.profile.pkts});
   usecs = d.profile.usec;
   return recheck(vector, t);
 }

@@ -73,11 +73,14 @@ class Moderator {
   // and nothing is already due that more frames would not change.
   bool wants_next_frame(const napi::Vector& vector) const;
 
-  void on_interrupt(Instant t);
+  // The vector's interrupt. Returns the usecs written to the device now: with
+  // nic.dim-driver = enetc, the profile net_dim chose since the last one (enetc_msix writes
+  // v->rx_ictt / v->tx_ictt to RBICR1 / TBICR1 at every interrupt).
+  std::optional<std::uint32_t> on_interrupt(Instant t);
   // The driver re-enabled the interrupt.
   Arm on_enabled(napi::Vector& vector, Instant t);
   // A poll completed and the driver will re-enable (rearm): net_dim's sample. `usecs` is set
-  // when a new profile was applied.
+  // when a new profile was applied now (mlx5); enetc's waits for the next interrupt.
   Arm on_completed_poll(napi::Vector& vector, Instant t, const DimCounters& counters,
                         std::optional<std::uint32_t>& usecs);
   // The vector dropped its queue cause (write-back-only mode): the coalescer forgets its frames.
@@ -104,6 +107,8 @@ class Moderator {
     coalesce::Coalescer coalescer;
     std::optional<dim::NetDim> dim;
     std::optional<Instant> caught_up;  // the deadline catch_up() last raised
+    // enetc: the usec the DIM work stored (v->rx_ictt / v->tx_ictt), not yet written
+    std::optional<std::uint32_t> stored_usecs;
   };
   struct LowLatency {
     lli::LowLatencyInterrupts lli;
@@ -117,6 +122,7 @@ class Moderator {
   }
 
   std::variant<Immediate, Coalescing, LowLatency> state_;
+  DimDriver dim_driver_;
 };
 
 }  // namespace irqmod::sim
