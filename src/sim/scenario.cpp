@@ -1157,6 +1157,19 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
                  "enetc's net_dim runs in EQE mode (its struct dim is zeroed and never given a "
                  "mode); allowed: false with nic.dim-driver = \"enetc\""});
   }
+  if (nic.dim_driver == DimDriver::enetc) {
+    // enetc_ethtool.c supports ETHTOOL_COALESCE_USECS | MAX_FRAMES | USE_ADAPTIVE, no profiles;
+    // its DIM works take only moder.usec and keep the ring's packet threshold.
+    for (const auto& [key, text] : {std::pair{"nic.rx-profile", &nic.rx_profile},
+                                    std::pair{"nic.tx-profile", &nic.tx_profile}}) {
+      if (!text->empty()) {
+        return fail({key,
+                     "enetc takes no net_dim profile table (its ethtool ops have no "
+                     "rx-profile / tx-profile, and it uses only a profile's usec); allowed: "
+                     "empty with nic.dim-driver = \"enetc\""});
+      }
+    }
+  }
   if (nic.clean_clears_cause && nic.moderation == Moderation::lli) {
     return fail({"nic.clean-clears-cause",
                  "low-latency interrupts are the 82599's, whose causes no clean withdraws "

@@ -58,6 +58,18 @@ std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency>
                     std::nullopt};
 }
 
+DimFeed::Samples DimFeed::on_completed_poll(std::uint64_t interrupts, std::uint64_t rx_packets,
+                                            std::uint64_t tx_packets) {
+  ++completions_;
+  Samples out{interrupts, true, true};
+  if (driver_ == DimDriver::enetc) {
+    out = Samples{completions_, rx_packets != rx_at_completion_, tx_packets != tx_at_completion_};
+  }
+  rx_at_completion_ = rx_packets;
+  tx_at_completion_ = tx_packets;
+  return out;
+}
+
 Moderator::Moderator(const Scenario& scenario, coalesce::Direction direction)
     : state_(direction == coalesce::Direction::rx ? make(scenario) : make_tx(scenario)),
       dim_driver_(scenario.nic.dim_driver) {}

@@ -41,6 +41,34 @@ struct DimCounters {
   std::uint64_t bytes = 0;    // their bytes
 };
 
+// What a completed poll feeds to net_dim, per nic.dim-driver: the event count of the samples,
+// and which directions are sampled.
+//   mlx5   mlx5e_napi_poll -> mlx5e_handle_rx_dim / mlx5e_handle_tx_dim: both, every completion,
+//          with the CQ's interrupt count (mlx5e_completion_event: cq->event_ctr++)
+//   enetc  enetc_net_dim (seed 001's patch v1): v->comp_cnt++ at every completion is the event
+//          count of both; Rx is sampled only if a poll since the last completion cleaned Rx
+//          frames (v->rx_napi_work), Tx only if one cleaned Tx completions (v->tx_napi_work)
+class DimFeed {
+ public:
+  explicit DimFeed(DimDriver driver) : driver_(driver) {}
+
+  struct Samples {
+    std::uint64_t events = 0;  // the samples' event counter
+    bool rx = false;           // feed Rx net_dim
+    bool tx = false;           // feed Tx net_dim
+  };
+  // A poll completed and the driver re-enables; the counters are cumulative: the vector's
+  // interrupts, its Rx frames cleaned and its Tx completions cleaned.
+  Samples on_completed_poll(std::uint64_t interrupts, std::uint64_t rx_packets,
+                            std::uint64_t tx_packets);
+
+ private:
+  DimDriver driver_;
+  std::uint64_t completions_ = 0;
+  std::uint64_t rx_at_completion_ = 0;  // rx_packets at the last completion
+  std::uint64_t tx_at_completion_ = 0;
+};
+
 class Moderator {
  public:
   // The Rx side (nic.moderation) or the Tx side (nic.tx-moderation) of `scenario`.

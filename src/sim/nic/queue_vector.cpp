@@ -47,6 +47,7 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
       driver_(driver_config(scenario), Instant{}),
       rx_moderator_(scenario, coalesce::Direction::rx),
       tx_moderator_(scenario, coalesce::Direction::tx),
+      dim_feed_(scenario.nic.dim_driver),
       polled_(std::max<std::uint32_t>(scenario.nic.rx_ring, 1)),
       ring_counter_(index == 0 ? "rx ring" : "rx ring " + std::to_string(index)),
       free_counter_(index == 0 ? "rx free" : "rx free " + std::to_string(index)),
@@ -59,7 +60,6 @@ QueueVector::QueueVector(World& world, const Scenario& scenario, std::uint32_t i
   poll_in_irq_ = scenario.napi.poll_in_irq;
   per_descriptor_ = scenario.nic.rx_clean == RxClean::per_descriptor;
   clears_cause_ = scenario.nic.clean_clears_cause;
-  dim_driver_ = scenario.nic.dim_driver;
   irq_core_ = irq_core.index();
   endpoint_ = world_.engine.bind<&QueueVector::on_event>(*this);
   vector_slot_ = world_.engine.make_slot();
@@ -477,31 +477,24 @@ void QueueVector::complete(const napi::PollResult& result, Core& core) {
   if (result.repoll) schedule_on(core);
   if (result.completion == napi::Completion::rearm) {
     // The driver's napi poll feeds net_dim after completing (mlx5e_handle_rx_dim, enetc_net_dim;
-    // Tx: mlx5e_handle_tx_dim). mlx5 counts the CQ's interrupts as events and samples every
-    // completion; enetc counts its completions (v->comp_cnt++) and samples a direction only
-    // when a poll since the last completion cleaned some of its work (v->rx_napi_work,
-    // v->tx_napi_work: set by any poll with work, cleared after each completion).
-    ++completed_polls_;
-    const bool enetc = dim_driver_ == DimDriver::enetc;
-    const std::uint64_t events = enetc ? completed_polls_ : interrupts_;
-    const bool rx_work = !enetc || polled_packets_ != rx_packets_at_completion_;
-    const bool tx_work = !enetc || tx_cleaned_packets_ != tx_packets_at_completion_;
-    rx_packets_at_completion_ = polled_packets_;
-    tx_packets_at_completion_ = tx_cleaned_packets_;
+    // Tx: mlx5e_handle_tx_dim): DimFeed says with which events and for which directions.
+    const DimFeed::Samples feed =
+        dim_feed_.on_completed_poll(interrupts_, polled_packets_, tx_cleaned_packets_);
     std::optional<std::uint32_t> usecs;
-    if (rx_work) {
+    if (feed.rx) {
       apply(rx_moderator_.on_completed_poll(
-                vector_, world_.now(), DimCounters{events, polled_packets_, polled_bytes_}, usecs),
+                vector_, world_.now(), DimCounters{feed.events, polled_packets_, polled_bytes_},
+                usecs),
             deadline_slot_);
     }
     if (usecs && world_.trace) {
       world_.trace->counter(kTraceNic, "rx-usecs", "usecs", world_.now(), *usecs);
     }
-    if (tx_ && tx_work) {
+    if (tx_ && feed.tx) {
       std::optional<std::uint32_t> tx_usecs;
       apply(tx_moderator_.on_completed_poll(
-                vector_, world_.now(), DimCounters{events, tx_cleaned_packets_, tx_cleaned_bytes_},
-                tx_usecs),
+                vector_, world_.now(),
+                DimCounters{feed.events, tx_cleaned_packets_, tx_cleaned_bytes_}, tx_usecs),
             tx_deadline_slot_);
       if (tx_usecs && world_.trace) {
         world_.trace->counter(kTraceNic, "tx-usecs", "usecs", world_.now(), *tx_usecs);

@@ -275,6 +275,7 @@ class QueueVector {
   napi::Driver driver_;
   Moderator rx_moderator_;
   Moderator tx_moderator_;
+  DimFeed dim_feed_;  // which completed polls feed net_dim (nic.dim-driver)
   std::uint32_t msix_vector_ = 0;
   std::uint32_t irq_core_ = 0;              // the core its MSI-X message goes to
   Ring<Packet> polled_;                     // taken by the running poll, delivered at its end
@@ -289,12 +290,6 @@ class QueueVector {
   std::uint32_t tx_bytes_unreported_ = 0;  // Tx cleaned since the driver last heard
   std::uint32_t tx_frames_unreported_ = 0;
   std::uint64_t interrupts_ = 0;
-  // nic.dim-driver = enetc: enetc_net_dim's comp_cnt (the vector's completed polls) and the
-  // counters at the last one, to tell whether a direction had work since (rx_napi_work,
-  // tx_napi_work).
-  std::uint64_t completed_polls_ = 0;
-  std::uint64_t rx_packets_at_completion_ = 0;
-  std::uint64_t tx_packets_at_completion_ = 0;
   std::uint64_t rx_dropped_ = 0;       // frames dropped at this vector's Rx ring
   std::uint64_t rx_cleaned_ = 0;       // frames its polls took from the ring
   std::uint64_t rx_written_back_ = 0;  // frames landed in the ring
@@ -310,7 +305,6 @@ class QueueVector {
   bool poll_in_irq_ = false;
   bool per_descriptor_ = false;  // nic.rx-clean = "per-descriptor"
   bool clears_cause_ = false;    // nic.clean-clears-cause
-  DimDriver dim_driver_{};       // nic.dim-driver
   // The per-descriptor poll's progress: its Rx rounds, then the stack's part.
   enum class LoopPhase : std::uint8_t { none, rx, stack };
   LoopPhase phase_ = LoopPhase::none;
