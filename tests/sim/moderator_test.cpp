@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 
 #include "irqmod/napi/vector.hpp"
 #include "irqmod/policy/coalesce.hpp"
@@ -183,6 +184,76 @@ TEST(moderator, dim_applies_its_new_pair_to_frames_already_pending) {
                                                  DimCounters{64, 6400, 6'400'000}, usecs);
   ASSERT_TRUE(usecs);
   EXPECT_EQ(arm.deadline, std::optional<Instant>{at_us(995 + *usecs)});
+}
+
+// enetc (seed 001's patch v1): enetc_rx_dim_work stores moder.usec in v->rx_ictt and
+// enetc_msix writes it to RBICR1 at the vector's next interrupt; the packet threshold stays.
+TEST(moderator, dim_with_enetcs_glue_writes_the_new_usecs_at_the_next_interrupt) {
+  Scenario s = with_moderation(Moderation::dim);
+  s.nic.dim_driver = DimDriver::enetc;
+  Rx rx(s);
+  const dim::ProfileTable& table =
+      dim::default_profiles(dim::Direction::rx, dim::CqPeriodMode::start_from_eqe);
+  std::optional<std::uint32_t> usecs;
+  rx.moderator.on_completed_poll(rx.vector, at_us(0), DimCounters{0, 0, 0}, usecs);
+  ASSERT_EQ(rx.frame(at_us(995)).deadline, std::optional<Instant>{at_us(996)});  // 1 us
+  const Arm arm = rx.moderator.on_completed_poll(rx.vector, at_us(995),
+                                                 DimCounters{64, 6400, 6'400'000}, usecs);
+  // Decided (net_dim stepped right) but not written: nothing applied, the pending frame keeps
+  // its deadline, the pair in effect is profile 0's.
+  EXPECT_EQ(usecs, std::nullopt);
+  EXPECT_EQ(arm.deadline, std::nullopt);
+  EXPECT_EQ(rx.moderator.dim_profile(), 1);
+  EXPECT_EQ(rx.moderator.coalescing_usecs(), std::optional<std::uint32_t>{table[0].usec});
+  // The interrupt (the old pair's deadline): enetc_msix writes it; once only.
+  ASSERT_TRUE(rx.moderator.recheck(rx.vector, at_us(996)).vector_due);
+  ASSERT_TRUE(rx.vector.fire(at_us(996)));
+  EXPECT_EQ(rx.moderator.on_interrupt(at_us(996)), std::optional<std::uint32_t>{table[1].usec});
+  EXPECT_EQ(rx.moderator.coalescing_usecs(), std::optional<std::uint32_t>{table[1].usec});
+  EXPECT_EQ(rx.moderator.on_interrupt(at_us(1100)), std::nullopt);
+}
+
+TEST(moderator, dim_with_mlx5s_glue_has_nothing_to_write_at_the_interrupt) {
+  Rx rx(with_moderation(Moderation::dim));
+  std::optional<std::uint32_t> usecs;
+  rx.moderator.on_completed_poll(rx.vector, at_us(0), DimCounters{0, 0, 0}, usecs);
+  rx.moderator.on_completed_poll(rx.vector, at_us(995), DimCounters{64, 6400, 6'400'000}, usecs);
+  ASSERT_TRUE(usecs);
+  EXPECT_EQ(rx.moderator.on_interrupt(at_us(996)), std::nullopt);
+}
+
+// mlx5e_handle_rx_dim / _tx_dim: every completion, both directions, the CQ's interrupts.
+TEST(dim_feed, mlx5_samples_both_directions_at_every_completion_counting_interrupts) {
+  DimFeed feed(DimDriver::mlx5);
+  for (const auto& [interrupts, rx, tx] :
+       {std::tuple{1u, 0u, 0u}, std::tuple{3u, 5u, 0u}, std::tuple{4u, 5u, 2u}}) {
+    const DimFeed::Samples s = feed.on_completed_poll(interrupts, rx, tx);
+    EXPECT_EQ(s.events, interrupts);
+    EXPECT_TRUE(s.rx);
+    EXPECT_TRUE(s.tx);
+  }
+}
+
+// enetc_net_dim: v->comp_cnt++ per completion is both directions' event count; Rx is sampled
+// only after a completion's polls cleaned Rx frames (rx_napi_work), Tx only after Tx work.
+TEST(dim_feed, enetc_counts_completions_and_samples_a_direction_only_after_its_work) {
+  DimFeed feed(DimDriver::enetc);
+  const DimFeed::Samples a = feed.on_completed_poll(7, 4, 0);  // Rx work only
+  EXPECT_EQ(a.events, 1u);
+  EXPECT_TRUE(a.rx);
+  EXPECT_FALSE(a.tx);
+  const DimFeed::Samples b = feed.on_completed_poll(9, 4, 1);  // Tx work only
+  EXPECT_EQ(b.events, 2u);
+  EXPECT_FALSE(b.rx);
+  EXPECT_TRUE(b.tx);
+  const DimFeed::Samples c = feed.on_completed_poll(9, 4, 1);  // no work (a second completion)
+  EXPECT_EQ(c.events, 3u);
+  EXPECT_FALSE(c.rx);
+  EXPECT_FALSE(c.tx);
+  const DimFeed::Samples d = feed.on_completed_poll(10, 9, 3);  // both
+  EXPECT_EQ(d.events, 4u);
+  EXPECT_TRUE(d.rx);
+  EXPECT_TRUE(d.tx);
 }
 
 TEST(moderator, immediate_and_lli_have_no_coalescing_to_report_or_reprogram) {

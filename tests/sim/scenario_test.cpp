@@ -404,6 +404,18 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
   EXPECT_NE(error_of("[nic]\nmoderation = \"lli\"\nclean-clears-cause = true\n")
                 .find("nic.clean-clears-cause"),
             std::string::npos);
+  // enetc's net_dim: EQE mode only, no profile tables (nic.dim-driver = "enetc").
+  EXPECT_NE(error_of("[nic]\nmoderation = \"dim\"\ndim-driver = \"enetc\"\ncqe-mode-rx = true\n")
+                .find("nic.cqe-mode-rx: enetc's net_dim runs in EQE mode"),
+            std::string::npos);
+  EXPECT_NE(error_of("kernel = \"6.12\"\n[nic]\nmoderation = \"dim\"\ndim-driver = \"enetc\"\n"
+                     "rx-profile = \"1,256\"\n")
+                .find("nic.rx-profile: enetc takes no net_dim profile table"),
+            std::string::npos);
+  EXPECT_NE(error_of("kernel = \"6.12\"\n[nic]\nmoderation = \"dim\"\ndim-driver = \"enetc\"\n"
+                     "tx-interrupts = true\ntx-moderation = \"dim\"\ntx-profile = \"1,128\"\n")
+                .find("nic.tx-profile: enetc takes no net_dim profile table"),
+            std::string::npos);
 }
 
 }  // namespace
