@@ -6,7 +6,8 @@
 //               the vector's throttle (EITR / i40e's ITR, fixed or adapted by the driver) does the
 //               rest
 //   Coalescing  Rx with coalesce and dim: ethtool's rx-usecs / rx-frames (and the -irq pair, the
-//               rate bands); for dim, net_dim reprograms the pair after every completed poll.
+//               rate bands); for dim, net_dim reprograms the pair after a completed poll (mlx5),
+//               or its usecs at the vector's next interrupt (enetc: nic.dim-driver, DimFeed).
 //               Tx always: tx-usecs / tx-frames as set (coalesce), chosen by net_dim's Tx profiles
 //               (dim), or computed from the link speed and the Tx ring (link-speed, seed 001)
 //   LowLatency  Rx with lli: a static ITR plus 82599 low-latency interrupts that bypass it
