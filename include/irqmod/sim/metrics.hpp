@@ -192,6 +192,7 @@ struct XdpCounters {
   std::uint64_t syscalls = 0;       // the application's poll(), sendto(), recvfrom()
   std::uint64_t sleeps = 0;         // poll() calls that slept
   std::uint64_t busy_polls = 0;     // busy-poll iterations that polled the context
+  std::uint64_t tx_interrupts = 0;  // interrupts raised by the Tx completion cause
 };
 
 // Seed 003's storage model ([storage]): I/Os and how their completions reached the CPU.

@@ -220,6 +220,9 @@ struct NicSection {
   bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
   NicDriver driver{};               // nic.driver: whose kernel rows `kernel` applies
   bool off_affinity_force_wb{};     // nic.off-affinity-force-wb: i40e_napi_poll's branch
+  bool xdp_tx_irq{};                // nic.xdp-tx-irq: the AF_XDP Tx ring's completion cause
+  std::uint32_t xdp_tx_clean_budget{};  // nic.xdp-tx-clean-budget: completions per poll (0: all)
+  bool xdp_tx_unfinished{};         // nic.xdp-tx-unfinished: Tx not done = the poll did not finish
   std::string rx_profile;           // nic.rx-profile: net_dim's Rx table, ethtool syntax
   std::string tx_profile;           // nic.tx-profile: net_dim's Tx table
   std::uint32_t tx_usecs{};         // nic.tx-usecs

@@ -58,7 +58,11 @@ class ZcQueue {
     bool report_tx_work = false;         // xdp.report-tx-work
     bool irqs = true;                    // xdp.irqs
     bool off_affinity_force_wb = true;   // nic.off-affinity-force-wb
+    bool tx_irq = false;                 // nic.xdp-tx-irq: the Tx ring's completion cause
+    std::uint32_t tx_clean_budget = 0;   // nic.xdp-tx-clean-budget (0: every completion)
+    bool tx_unfinished = false;          // nic.xdp-tx-unfinished
     Duration itr{};                      // nic.rx-usecs: the least time between interrupts
+    Duration tx_itr{};                   // nic.tx-usecs: ... for the Tx cause (ITR index 1)
     std::int64_t first_arrival_ps = 0;   // the first received frame's last bit
     std::int64_t arrival_gap_ps = 0;     // between received frames; 0: nothing is received
     std::int64_t tx_gap_ps = 0;          // one sent frame's time on the wire
@@ -81,6 +85,7 @@ class ZcQueue {
     std::uint64_t sent = 0;           // frames posted on the Tx ring
     std::uint64_t refill_misses = 0;  // polls that found the fill ring short (flag set)
     std::uint64_t interrupts = 0;     // hardware and software interrupts taken
+    std::uint64_t tx_interrupts = 0;  // ... of which raised by the Tx completion cause
     std::uint64_t kicks = 0;          // wake-ups from system calls (ndo_xsk_wakeup)
   };
 
@@ -155,6 +160,9 @@ class ZcQueue {
   int finish(const Core& core);
   void handle(const napi::PollResult& result, const Core& core);
   void enable_irq();
+  void arm_irq();
+  void settle_rs(std::int64_t now_ps);
+  std::optional<Instant> tx_cause_at();
   void raise_irq();
 
   World& world_;
@@ -185,6 +193,16 @@ class ZcQueue {
   std::uint64_t taken_xmit_ = 0;     // ... its Tx descriptors
   int budget_ = 0;                   // ... its budget
   bool forced_wb_ = false;           // the last poll took the off-affinity branch
+  bool tx_unfinished_ = false;       // the running poll left Tx not done (i40e's "work_done")
+  // The Tx cause (nic.xdp-tx-irq): the completion times of RS-marked descriptors still on the
+  // wire (a FIFO, at most one per descriptor: entries not in the future are dropped before one
+  // is added), and whether one completed since the last interrupt (the cause is latched until
+  // the interrupt is raised, as the PBA holds it while the vector is masked).
+  std::vector<std::int64_t> rs_ps_;
+  std::size_t rs_head_ = 0;
+  std::size_t rs_count_ = 0;
+  bool tx_cause_ = false;
+  bool tx_first_ = false;  // the armed interrupt is the Tx cause's (counters_.tx_interrupts)
   bool woke_ = false;                // the running poll charged waking the application
   std::uint64_t fill_lines_ = 0;     // fill-ring lines the last refill read from another core
 };
