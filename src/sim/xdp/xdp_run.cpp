@@ -236,7 +236,8 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
                            an.syscalls,
                            an.sleeps,
                            queue.napi().counters().busy_polls,
-                           qn.tx_interrupts};
+                           qn.tx_interrupts,
+                           qn.tx_unfinished};
   return std::move(report);
 }
 

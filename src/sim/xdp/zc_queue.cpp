@@ -151,6 +151,7 @@ int ZcQueue::finish(const Core& core) {
   // did not report Tx at all.
   if (settings_.report_tx_work && taken_xmit_ == settings_.tx_budget) work = budget;
   // i40e_napi_poll (5.2): a Tx ring not done clears clean_complete, whatever Rx did.
+  if (tx_unfinished_) ++counters_.tx_unfinished;
   if (settings_.tx_unfinished && tx_unfinished_) work = budget;
   taken_rx_ = taken_clean_ = taken_xmit_ = 0;
   tx_unfinished_ = false;

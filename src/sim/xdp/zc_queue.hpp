@@ -86,6 +86,7 @@ class ZcQueue {
     std::uint64_t refill_misses = 0;  // polls that found the fill ring short (flag set)
     std::uint64_t interrupts = 0;     // hardware and software interrupts taken
     std::uint64_t tx_interrupts = 0;  // ... of which raised by the Tx completion cause
+    std::uint64_t tx_unfinished = 0;  // polls that left Tx not done (counted whatever the key)
     std::uint64_t kicks = 0;          // wake-ups from system calls (ndo_xsk_wakeup)
   };
 
@@ -202,9 +203,9 @@ class ZcQueue {
   std::size_t rs_head_ = 0;
   std::size_t rs_count_ = 0;
   bool tx_cause_ = false;
-  bool tx_first_ = false;  // the armed interrupt is the Tx cause's (counters_.tx_interrupts)
-  bool woke_ = false;                // the running poll charged waking the application
-  std::uint64_t fill_lines_ = 0;     // fill-ring lines the last refill read from another core
+  bool tx_first_ = false;         // the armed interrupt is the Tx cause's (counters_.tx_interrupts)
+  bool woke_ = false;             // the running poll charged waking the application
+  std::uint64_t fill_lines_ = 0;  // fill-ring lines the last refill read from another core
 };
 
 }  // namespace irqmod::sim
