@@ -281,7 +281,7 @@ const KeySpec kSchema[] = {
    bind<&S::nic, &NicSection::xdp_tx_irq>()},
   {"nic.xdp-tx-clean-budget", V::integer, 0, 65'535, "completions", "0", "",
    "read by an AF_XDP run only; 0: a poll cleans every written-back Tx completion; else at most this many, i40e_clean_xdp_tx_irq's budget = vsi->work_limit (I40E_DEFAULT_IRQ_WORK 256, i40e 5.2; raised to the ring and made O(1) by \"i40e: optimize AF_XDP Tx completion path\", June 2020)",
-   bind<&S::nic, &NicSection::xdp_tx_clean_budget>()},
+   bind<&S::nic, &NicSection::xdp_tx_clean>()},
   {"nic.xdp-tx-unfinished", V::boolean, 0, 1, "", "false", "",
    "read by an AF_XDP run only; off: the Tx ring never keeps a poll going; on: i40e_napi_poll (5.2) counts a Tx ring not done (more completions ready than nic.xdp-tx-clean-budget, or i40e_xmit_zc finding the ring full with budget left) as a poll that did not finish: it returns the budget, or off the vector's core takes the off-affinity branch",
    bind<&S::nic, &NicSection::xdp_tx_unfinished>()},
