@@ -12,7 +12,7 @@ constexpr std::string_view kIrqLabel = "hardirq";
 constexpr std::int64_t kPsPerNs = 1000;
 
 // i40e_napi_poll's end as the 2019 driver had it: no adaptive ITR here (the queue's interrupt has
-// one fixed throttle) and no seed 000 fix (6.9), only the off-affinity branch, when the scenario
+// fixed throttles) and no seed 000 fix (6.9), only the off-affinity branch, when the scenario
 // keeps it.
 napi::DriverConfig driver_config(const ZcQueue::Settings& settings) {
   napi::DriverConfig config;

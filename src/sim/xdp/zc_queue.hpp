@@ -23,7 +23,11 @@
 // the interrupt brings the context back to the vector's core. The 2019 driver had the branch:
 // Björn Töpel's tree of that time (bjoto/linux 13461a1ac213, the i40e of ndo_xsk_async_xmit and
 // i40e_clean_rx_irq_zc, before need_wakeup) has it in i40e_napi_poll. The queue keeps its own
-// interrupt (one cause, one throttle), so napi::Driver::on_poll's vector is not used.
+// interrupt, so napi::Driver::on_poll's vector is not used: an Rx cause (a write-back, ITR index
+// 0, nic.rx-usecs) and, with nic.xdp-tx-irq, a Tx cause (an RS-marked descriptor completed, ITR
+// index 1, nic.tx-usecs), each a fixed throttle from the last interrupt. i40e 5.2's Tx side is
+// in settings too: the completions a poll cleans (nic.xdp-tx-clean-budget, vsi->work_limit) and
+// whether Tx not done keeps the poll unfinished (nic.xdp-tx-unfinished).
 #pragma once
 
 #include <cstdint>
