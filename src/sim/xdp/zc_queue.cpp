@@ -142,6 +142,7 @@ int ZcQueue::finish(const Core& core) {
   const bool rs = settings_.tx_irq && taken_xmit_ > 0;
   if (rs) {
     settle_rs(now_ps);
+    assert(rs_count_ < rs_ps_.size());  // one per descriptor still on the wire, at most
     rs_ps_[(rs_head_ + rs_count_) % rs_ps_.size()] = wire_free_ps_;
     ++rs_count_;
   }
