@@ -340,7 +340,8 @@ void write_text(std::ostream& out, const RunReport& r) {
     out << "af_xdp: " << x.redirected << " frames redirected to the socket, " << x.sent << " sent; "
         << x.refill_misses << " polls found the fill ring short, " << x.kicks
         << " wake-ups; application: " << x.syscalls << " system calls, " << x.sleeps << " sleeps; "
-        << x.busy_polls << " busy polls\n";
+        << x.busy_polls << " busy polls; " << x.tx_interrupts << " Tx completion interrupts, "
+        << x.tx_unfinished << " polls left Tx not done\n";
   }
   const auto pps = per_second(r.delivered_packets, r.sim_time);
   const auto bps = per_second(r.delivered_bytes * 8, r.sim_time);
@@ -551,6 +552,8 @@ void write_json(std::ostream& out, const RunReport& r) {
     json.field("syscalls", x.syscalls);
     json.field("sleeps", x.sleeps);
     json.field("busy_polls", x.busy_polls);
+    json.field("tx_interrupts", x.tx_interrupts);
+    json.field("tx_unfinished", x.tx_unfinished);
     json.end_object();
   }
   if (r.mclgeti) {

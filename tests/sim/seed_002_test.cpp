@@ -80,21 +80,20 @@ const std::map<std::string, Cell>& table() {
 }
 
 // Orderings of the seed (values more than 10 % apart within a column) that the model inverts
-// (higher, lower): the findings of docs/seeds.md, all txpush's. (1) busypoll / 2 ties busypoll / 1
-// (23.9 each; the seed 31.9 against 21.5 and 22.0): the RFC's xdpsock makes no sendto() kick and
-// the model's Tx raises no completion interrupt, so nothing brings core 0 in and the application's
-// busy loop does the driver's Tx work on its own core, as on one core (the seed's 31.9 says core 0
-// did it); i40e's off-affinity branch does not help Tx (i40e_xmit_zc's 256 never fills at 64 per
-// batch, so the poll completes). (2) The busypoll cells sit 0.4 % below one-core r-t-c (23.9
-// against 24.0; the seed 21.5 / 22.0 against 18.1): every one-core txpush cell is too fast, r-t-c
-// and poll the most, so the per-batch path of r-t-c (sendto(), the kick's interrupt, a softirq
-// poll) costs the seed's host more than the model's. Six inversions went when a busy-loop turn
-// stopped paying a poll call's fixed cost; poll()'s and sendto()'s own work (cpu.poll-call,
-// cpu.socket-call, measured) brought back the three against r-t-c, by 0.4 %.
+// (higher, lower): the findings of docs/seeds.md, all txpush's. The one-core busypoll cells sit
+// below one-core r-t-c (23.9 and 23.6 against 24.0; the seed 22.0 and 21.5 against 18.1): every
+// one-core txpush cell is too fast, r-t-c and poll the most, so the per-batch path of r-t-c
+// (sendto(), the kick's interrupt, a softirq poll) costs the seed's host more than the model's.
+// Six inversions went when a busy-loop turn stopped paying a poll call's fixed cost; poll()'s and
+// sendto()'s own work (cpu.poll-call, cpu.socket-call, measured) brought back three, by 0.4 %.
+// Three went with i40e 5.2's Tx completion interrupt (nic.xdp-tx-irq), each by less than 1 %:
+// busypoll / 2 / txpush (24.07) now sits above the one-core cells (24.02, 23.89, 23.62), where
+// the seed has it 45-48 % above them. Its interrupt brings core 0 in once per tx-usecs (50 us),
+// a poll of at most 256 frames when the application's busy loop does not hold the context, so
+// the driver's Tx work stays on the application's core (the seed's 31.9 says core 0 did it).
 const std::set<std::pair<std::string, std::string>> kKnownMisses = {
-    {"busypoll-1-n-txpush", "rtc-1-y-txpush"},      {"busypoll-1-y-txpush", "rtc-1-y-txpush"},
-    {"busypoll-2-y-txpush", "busypoll-1-n-txpush"}, {"busypoll-2-y-txpush", "busypoll-1-y-txpush"},
-    {"busypoll-2-y-txpush", "rtc-1-y-txpush"},
+    {"busypoll-1-n-txpush", "rtc-1-y-txpush"},
+    {"busypoll-1-y-txpush", "rtc-1-y-txpush"},
 };
 
 TEST(seed_002, within_each_application_the_model_orders_cells_as_the_seed_wherever_they_differ) {
@@ -113,10 +112,16 @@ TEST(seed_002, within_each_application_the_model_orders_cells_as_the_seed_wherev
   EXPECT_EQ(misses, kKnownMisses) << "orderings the model inverts:\n" << listed;
 }
 
-TEST(seed_002, one_core_busy_poll_without_an_interrupt_beats_it_with_one_on_rxdrop_and_l2fwd) {
+TEST(seed_002, one_core_busy_poll_without_an_interrupt_beats_it_with_one) {
   const auto& cells = table();
   EXPECT_GT(cells.at("busypoll-1-n-rxdrop").model, cells.at("busypoll-1-y-rxdrop").model);
   EXPECT_GT(cells.at("busypoll-1-n-l2fwd").model, cells.at("busypoll-1-y-l2fwd").model);
+  // txpush "increases only marginally ... as there are few interrupts on Tx" (the seed: 22.0
+  // against 21.5, +2.3 %): the Tx completion interrupt, one per 50 us, costs the one-core cell
+  // with it 1.2 % (23.62 against 23.89); without that cause the two were equal.
+  const double n = cells.at("busypoll-1-n-txpush").model, y = cells.at("busypoll-1-y-txpush").model;
+  EXPECT_GT(n, y);
+  EXPECT_LT(n, 1.03 * y);
 }
 
 TEST(seed_002, one_core_run_to_completion_rxdrop_crawls) {
@@ -189,6 +194,14 @@ TEST(seed_002, runs_are_deterministic_and_pinned) {
   // 56725 before a busy-loop turn stopped paying a poll call's fixed cost (cpu.napi-poll), 58965
   // before poll()'s own work was charged (cpu.poll-call).
   EXPECT_EQ(a.delivered_packets, 58005U);
+  // A one-core busypoll txpush run takes the Tx completion interrupt (200 in 10 ms); 238784
+  // before i40e 5.2's Tx completion cause was modelled (nic.xdp-tx-irq).
+  const Scenario t =
+      variant_of("002-afxdp.toml", "busypoll-1-y-txpush", {"scenario.duration=10ms"});
+  const RunReport tx = run(t);
+  ASSERT_TRUE(tx.xdp);
+  EXPECT_EQ(tx.xdp->tx_interrupts, 200U);
+  EXPECT_EQ(tx.delivered_packets, 236032U);
 }
 
 }  // namespace

@@ -164,6 +164,59 @@ TEST(xdp, the_off_affinity_branch_hands_a_full_busy_poll_back_to_the_interrupts_
             delivered(with(kOneCore, with(l2fwd, {"nic.off-affinity-force-wb=false"}))));
 }
 
+// i40e 5.2's Tx completion cause (nic.xdp-tx-irq, on for i40e-afxdp-2019): the RS bit on each
+// i40e_xmit_zc call's last descriptor raises the vector's interrupt when it completes, through
+// ITR index 1 (nic.tx-usecs), not Rx's. On one core with the RFC's busy poll (no kick, the
+// interrupt enabled between polls) txpush takes one per tx-usecs and pays for them.
+TEST(xdp, a_completed_rs_descriptor_raises_the_tx_interrupt_through_the_tx_itr) {
+  const auto bp = with(kOneCore, {"xdp.app=txpush", "xdp.method=busypoll",
+                                  "xdp.busy-loop-end=poll-events", "scenario.duration=20ms"});
+  const RunReport on = run(bp);
+  const RunReport off = run(with(bp, {"nic.xdp-tx-irq=false"}));
+  ASSERT_TRUE(on.xdp && off.xdp);
+  EXPECT_EQ(off.xdp->tx_interrupts, 0U);
+  EXPECT_EQ(off.interrupts.total(), 0U);
+  // One per 50 us (the schema's tx-usecs, I40E_ITR_20K) over 20 ms, the first at once.
+  EXPECT_EQ(on.xdp->tx_interrupts, 400U);
+  EXPECT_EQ(on.interrupts.total(), 400U);
+  EXPECT_LT(on.delivered_packets, off.delivered_packets);
+  // Tx's own interval: 20 us gives 2.5 times as many; Rx's does not throttle it.
+  const RunReport fast = run(with(bp, {"nic.tx-usecs=20"}));
+  ASSERT_TRUE(fast.xdp);
+  EXPECT_EQ(fast.xdp->tx_interrupts, 1000U);
+  const RunReport rx_itr = run(with(bp, {"nic.rx-usecs=200"}));
+  ASSERT_TRUE(rx_itr.xdp);
+  EXPECT_EQ(rx_itr.xdp->tx_interrupts, 400U);
+  // No interrupt on the context (xdp.irqs = false): no Tx cause either.
+  const RunReport none = run(with(bp, {"xdp.irqs=false"}));
+  ASSERT_TRUE(none.xdp);
+  EXPECT_EQ(none.xdp->tx_interrupts, 0U);
+}
+
+// i40e_clean_xdp_tx_irq's budget (nic.xdp-tx-clean-budget, vsi->work_limit 256 on the platform)
+// and i40e_napi_poll's answer to Tx not done (nic.xdp-tx-unfinished). At 256 a one-core r-t-c
+// txpush never has more completions ready (64-frame batches); at 32 it has, the completions come
+// back slower and the application waits for them. Not done keeps the softirq polling (it
+// returns the budget) instead of completing until the next sendto() kick.
+TEST(xdp, the_tx_clean_budget_and_its_not_done_answer_change_the_driver) {
+  const auto push = with(kOneCore, {"xdp.app=txpush", "scenario.duration=20ms"});
+  const RunReport seed = run(push);
+  const RunReport small = run(with(push, {"nic.xdp-tx-clean-budget=32"}));
+  ASSERT_TRUE(seed.xdp && small.xdp);
+  EXPECT_EQ(seed.xdp->tx_unfinished, 0U);
+  EXPECT_GT(small.xdp->tx_unfinished, 0U);
+  EXPECT_LT(small.delivered_packets, seed.delivered_packets);
+  EXPECT_EQ(delivered(with(push, {"nic.xdp-tx-clean-budget=0"})), seed.delivered_packets);
+  const auto completes =
+      delivered(with(push, {"nic.xdp-tx-clean-budget=32", "nic.xdp-tx-unfinished=false"}));
+  EXPECT_GT(small.delivered_packets, completes + completes / 10);
+  // A Tx ring that fills with budget left is not done too (i40e_xmit_zc checks for a free
+  // descriptor first): 2 cores, the driver the bottleneck, a 64-descriptor ring.
+  const RunReport ring = run({"xdp.app=txpush", "nic.tx-ring=64", "nic.xdp-tx-clean-budget=0"});
+  ASSERT_TRUE(ring.xdp);
+  EXPECT_GT(ring.xdp->tx_unfinished, 0U);
+}
+
 // The RFC's xdpsock (patch 7/7): in busypoll it never calls sendto() and its poll() has a 0
 // timeout, so nothing sleeps and txpush never kicks the driver (l2fwd's poll() still kicks when
 // the fill ring's flag is set: the seed's fix).

@@ -192,6 +192,8 @@ struct XdpCounters {
   std::uint64_t syscalls = 0;       // the application's poll(), sendto(), recvfrom()
   std::uint64_t sleeps = 0;         // poll() calls that slept
   std::uint64_t busy_polls = 0;     // busy-poll iterations that polled the context
+  std::uint64_t tx_interrupts = 0;  // interrupts raised by the Tx completion cause
+  std::uint64_t tx_unfinished = 0;  // polls that left Tx not done (i40e_clean_xdp_tx_irq false)
 };
 
 // Seed 003's storage model ([storage]): I/Os and how their completions reached the CPU.

@@ -238,6 +238,9 @@ struct NicSection {
   DimDriver dim_driver{};           // nic.dim-driver: how the driver feeds net_dim
   NicDriver driver{};               // nic.driver: whose kernel rows `kernel` applies
   bool off_affinity_force_wb{};     // nic.off-affinity-force-wb: i40e_napi_poll's branch
+  bool xdp_tx_irq{};                // nic.xdp-tx-irq: AF_XDP Tx completions interrupt
+  std::uint32_t xdp_tx_clean{};     // nic.xdp-tx-clean-budget: completions a poll takes
+  bool xdp_tx_unfinished{};         // nic.xdp-tx-unfinished: Tx not done keeps polling
   std::string rx_profile;           // nic.rx-profile: net_dim's Rx table, ethtool syntax
   std::string tx_profile;           // nic.tx-profile: net_dim's Tx table
   std::uint32_t tx_usecs{};         // nic.tx-usecs

@@ -138,7 +138,11 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   qs.report_tx_work = x.report_tx_work;
   qs.irqs = x.irqs;
   qs.off_affinity_force_wb = s.nic.off_affinity_force_wb;
+  qs.tx_irq = s.nic.xdp_tx_irq;
+  qs.tx_clean_budget = s.nic.xdp_tx_clean;
+  qs.tx_unfinished = s.nic.xdp_tx_unfinished;
   qs.itr = microseconds(s.nic.rx_usecs);
+  qs.tx_itr = microseconds(s.nic.tx_usecs);
   qs.first_arrival_ps = link.reception_ps(bytes);
   qs.arrival_gap_ps = receives ? gap_ps : 0;
   qs.tx_gap_ps = wire_ps;
@@ -231,7 +235,9 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
                            qn.kicks,
                            an.syscalls,
                            an.sleeps,
-                           queue.napi().counters().busy_polls};
+                           queue.napi().counters().busy_polls,
+                           qn.tx_interrupts,
+                           qn.tx_unfinished};
   return std::move(report);
 }
 

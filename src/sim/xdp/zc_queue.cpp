@@ -12,7 +12,7 @@ constexpr std::string_view kIrqLabel = "hardirq";
 constexpr std::int64_t kPsPerNs = 1000;
 
 // i40e_napi_poll's end as the 2019 driver had it: no adaptive ITR here (the queue's interrupt has
-// one fixed throttle) and no seed 000 fix (6.9), only the off-affinity branch, when the scenario
+// fixed throttles) and no seed 000 fix (6.9), only the off-affinity branch, when the scenario
 // keeps it.
 napi::DriverConfig driver_config(const ZcQueue::Settings& settings) {
   napi::DriverConfig config;
@@ -37,6 +37,7 @@ ZcQueue::ZcQueue(World& world, Core& irq_core, std::vector<NetRx*> net_rx, Xsk& 
       settings_(settings),
       costs_(costs) {
   irq_job_.owner = this;
+  if (settings_.tx_irq) rs_ps_.assign(settings_.tx_descriptors, 0);
   endpoint_ = world_.engine.bind<&ZcQueue::on_event>(*this);
   irq_slot_ = world_.engine.make_slot();
   timer_slot_ = world_.engine.make_slot();
@@ -82,10 +83,15 @@ Duration ZcQueue::scan(int budget, Core& core, bool fixed) {
   land();
   taken_rx_ = std::min<std::uint64_t>(written_, static_cast<std::uint64_t>(budget));
   written_ -= taken_rx_;
-  // i40e_clean_xdp_tx_irq: every completion written back; then i40e_xmit_zc: up to the Tx
-  // budget, as the Tx ring and the completion ring have room for (a completion is reserved
-  // per descriptor, xskq_prod_reserve).
-  taken_clean_ = sent_by(core.now()) - hw_tx_cleaned_;
+  // i40e_clean_xdp_tx_irq: the completions written back (the head write-back), at most its
+  // budget (vsi->work_limit, nic.xdp-tx-clean-budget), more being "not done"; then
+  // i40e_xmit_zc: up to the Tx budget, as the Tx ring and the completion ring have room for (a
+  // completion is reserved per descriptor, xskq_prod_reserve).
+  const std::uint64_t ready = sent_by(core.now()) - hw_tx_cleaned_;
+  taken_clean_ = settings_.tx_clean_budget > 0
+                     ? std::min<std::uint64_t>(ready, settings_.tx_clean_budget)
+                     : ready;
+  tx_unfinished_ = taken_clean_ < ready;
   const std::uint64_t outstanding = hw_tx_outstanding() - taken_clean_;
   const std::uint64_t ring_room = settings_.tx_descriptors - 1 - outstanding;
   const std::uint64_t completion_room =
@@ -97,6 +103,9 @@ Duration ZcQueue::scan(int budget, Core& core, bool fixed) {
   const std::uint64_t lines = xsk_.tx.remote_lines(xmit, core.index()) + fill_lines_;
   fill_lines_ = 0;
   taken_xmit_ = xsk_.tx.consume(xmit);
+  // i40e_xmit_zc looks for a free descriptor before it takes a frame: a ring filled with budget
+  // left is "not done"; a budget used up reports done (its unsigned count wraps past 0).
+  if (taken_xmit_ < settings_.tx_budget && taken_xmit_ == ring_room) tx_unfinished_ = true;
   hw_tx_cleaned_ += taken_clean_;
   woke_ = false;
   const Duration call = fixed ? core.cost(costs_.napi_poll) : Duration::zero();
@@ -128,12 +137,26 @@ int ZcQueue::finish(const Core& core) {
                   static_cast<std::int64_t>(taken_xmit_) * settings_.tx_gap_ps;
   hw_tx_posted_ += taken_xmit_;
   counters_.sent += taken_xmit_;
+  // The RS bit on the call's last descriptor ("Request an interrupt for the last frame"): its
+  // completion sets the Tx cause.
+  const bool rs = settings_.tx_irq && taken_xmit_ > 0;
+  if (rs) {
+    settle_rs(now_ps);
+    assert(rs_count_ < rs_ps_.size());  // one per descriptor still on the wire, at most
+    rs_ps_[(rs_head_ + rs_count_) % rs_ps_.size()] = wire_free_ps_;
+    ++rs_count_;
+  }
   const bool produced = redirected > 0 || taken_clean_ > 0;
   int work = static_cast<int>(taken_rx_);
   // i40e (later kernels) returns the whole budget when its Tx work was not done; the seed's
   // did not report Tx at all.
   if (settings_.report_tx_work && taken_xmit_ == settings_.tx_budget) work = budget;
+  // i40e_napi_poll (5.2): a Tx ring not done clears clean_complete, whatever Rx did.
+  if (tx_unfinished_) ++counters_.tx_unfinished;
+  if (settings_.tx_unfinished && tx_unfinished_) work = budget;
   taken_rx_ = taken_clean_ = taken_xmit_ = 0;
+  tx_unfinished_ = false;
+  if (rs && irq_enabled_) arm_irq();
   if (produced && waiter_.notify) waiter_.notify(waiter_.self);
   work = std::min(work, budget);
   // A poll that did not finish on a core other than the interrupt's: the off-affinity branch.
@@ -167,20 +190,52 @@ void ZcQueue::handle(const napi::PollResult& result, const Core& core) {
 void ZcQueue::enable_irq() {
   if (!settings_.irqs) return;
   irq_enabled_ = true;
+  arm_irq();
+}
+
+// The enabled vector's next interrupt: the Rx cause at the next write-back (now if one waits)
+// through ITR index 0, the Tx cause at the next RS completion (now if one is latched) through
+// ITR index 1, each no sooner than its interval after the last interrupt; the earlier of the two.
+void ZcQueue::arm_irq() {
   land();
-  // The next write-back (now if one waits), no sooner than the throttle allows.
-  Instant at = world_.now();
-  if (written_ == 0) {
-    if (posted_ == 0 || settings_.arrival_gap_ps == 0) {
-      world_.engine.cancel(irq_slot_);
-      return;
-    }
+  std::optional<Instant> at;
+  if (written_ > 0) {
+    at = world_.now();
+  } else if (posted_ > 0 && settings_.arrival_gap_ps != 0) {
     const std::int64_t next_ps =
         settings_.first_arrival_ps + static_cast<std::int64_t>(landed_) * settings_.arrival_gap_ps;
-    at = std::max(at, at_ns((next_ps + kPsPerNs - 1) / kPsPerNs));
+    at = std::max(world_.now(), at_ns((next_ps + kPsPerNs - 1) / kPsPerNs));
   }
-  if (last_irq_) at = std::max(at, *last_irq_ + settings_.itr);
-  world_.engine.arm(irq_slot_, at, endpoint_, kInterrupt);
+  if (at && last_irq_) at = std::max(*at, *last_irq_ + settings_.itr);
+  if (const auto tx = tx_cause_at()) {
+    const Instant tx_at = last_irq_ ? std::max(*tx, *last_irq_ + settings_.tx_itr) : *tx;
+    tx_first_ = !at || tx_at < *at;
+    if (tx_first_) at = tx_at;
+  } else {
+    tx_first_ = false;
+  }
+  if (!at) {
+    world_.engine.cancel(irq_slot_);
+    return;
+  }
+  world_.engine.arm(irq_slot_, *at, endpoint_, kInterrupt);
+}
+
+// RS completions up to `now_ps` leave the wire's list; each latches the Tx cause.
+void ZcQueue::settle_rs(std::int64_t now_ps) {
+  while (rs_count_ > 0 && rs_ps_[rs_head_] <= now_ps) {
+    tx_cause_ = true;
+    rs_head_ = (rs_head_ + 1) % rs_ps_.size();
+    --rs_count_;
+  }
+}
+
+std::optional<Instant> ZcQueue::tx_cause_at() {
+  if (!settings_.tx_irq) return std::nullopt;
+  settle_rs(ns_since_epoch(world_.now()) * kPsPerNs);
+  if (tx_cause_) return world_.now();
+  if (rs_count_ == 0) return std::nullopt;
+  return at_ns((rs_ps_[rs_head_] + kPsPerNs - 1) / kPsPerNs);
 }
 
 void ZcQueue::raise_irq() {
@@ -189,6 +244,11 @@ void ZcQueue::raise_irq() {
   if (irq_queued_) return;
   irq_queued_ = true;
   last_irq_ = world_.now();
+  // Raising the interrupt clears every latched cause (the PBA); later completions latch anew.
+  if (settings_.tx_irq) {
+    settle_rs(ns_since_epoch(world_.now()) * kPsPerNs);
+    tx_cause_ = false;
+  }
   ++counters_.interrupts;
   world_.report.interrupts.count(0);
   ++world_.report.cores[irq_core_.index()].interrupts;
@@ -220,7 +280,9 @@ void ZcQueue::on_event(const Event& event) {
     if (irq_enabled_) raise_irq();
     return;
   }
-  if (irq_enabled_) raise_irq();
+  if (!irq_enabled_) return;
+  if (tx_first_) ++counters_.tx_interrupts;
+  raise_irq();
 }
 
 std::optional<Segment> ZcQueue::IrqJob::start(Core& core) {

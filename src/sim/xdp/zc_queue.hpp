@@ -23,7 +23,11 @@
 // the interrupt brings the context back to the vector's core. The 2019 driver had the branch:
 // Björn Töpel's tree of that time (bjoto/linux 13461a1ac213, the i40e of ndo_xsk_async_xmit and
 // i40e_clean_rx_irq_zc, before need_wakeup) has it in i40e_napi_poll. The queue keeps its own
-// interrupt (one cause, one throttle), so napi::Driver::on_poll's vector is not used.
+// interrupt, so napi::Driver::on_poll's vector is not used: an Rx cause (a write-back, ITR index
+// 0, nic.rx-usecs) and, with nic.xdp-tx-irq, a Tx cause (an RS-marked descriptor completed, ITR
+// index 1, nic.tx-usecs), each a fixed throttle from the last interrupt. i40e 5.2's Tx side is
+// in settings too: the completions a poll cleans (nic.xdp-tx-clean-budget, vsi->work_limit) and
+// whether Tx not done keeps the poll unfinished (nic.xdp-tx-unfinished).
 #pragma once
 
 #include <cstdint>
@@ -58,7 +62,11 @@ class ZcQueue {
     bool report_tx_work = false;         // xdp.report-tx-work
     bool irqs = true;                    // xdp.irqs
     bool off_affinity_force_wb = true;   // nic.off-affinity-force-wb
+    bool tx_irq = false;                 // nic.xdp-tx-irq: the Tx ring's completion cause
+    std::uint32_t tx_clean_budget = 0;   // nic.xdp-tx-clean-budget (0: every completion)
+    bool tx_unfinished = false;          // nic.xdp-tx-unfinished
     Duration itr{};                      // nic.rx-usecs: the least time between interrupts
+    Duration tx_itr{};                   // nic.tx-usecs: ... for the Tx cause (ITR index 1)
     std::int64_t first_arrival_ps = 0;   // the first received frame's last bit
     std::int64_t arrival_gap_ps = 0;     // between received frames; 0: nothing is received
     std::int64_t tx_gap_ps = 0;          // one sent frame's time on the wire
@@ -81,6 +89,8 @@ class ZcQueue {
     std::uint64_t sent = 0;           // frames posted on the Tx ring
     std::uint64_t refill_misses = 0;  // polls that found the fill ring short (flag set)
     std::uint64_t interrupts = 0;     // hardware and software interrupts taken
+    std::uint64_t tx_interrupts = 0;  // ... of which raised by the Tx completion cause
+    std::uint64_t tx_unfinished = 0;  // polls that left Tx not done (counted whatever the key)
     std::uint64_t kicks = 0;          // wake-ups from system calls (ndo_xsk_wakeup)
   };
 
@@ -155,6 +165,9 @@ class ZcQueue {
   int finish(const Core& core);
   void handle(const napi::PollResult& result, const Core& core);
   void enable_irq();
+  void arm_irq();
+  void settle_rs(std::int64_t now_ps);
+  std::optional<Instant> tx_cause_at();
   void raise_irq();
 
   World& world_;
@@ -185,8 +198,18 @@ class ZcQueue {
   std::uint64_t taken_xmit_ = 0;     // ... its Tx descriptors
   int budget_ = 0;                   // ... its budget
   bool forced_wb_ = false;           // the last poll took the off-affinity branch
-  bool woke_ = false;                // the running poll charged waking the application
-  std::uint64_t fill_lines_ = 0;     // fill-ring lines the last refill read from another core
+  bool tx_unfinished_ = false;       // the running poll left Tx not done (i40e's "work_done")
+  // The Tx cause (nic.xdp-tx-irq): the completion times of RS-marked descriptors still on the
+  // wire (a FIFO, at most one per descriptor: entries not in the future are dropped before one
+  // is added), and whether one completed since the last interrupt (the cause is latched until
+  // the interrupt is raised, as the PBA holds it while the vector is masked).
+  std::vector<std::int64_t> rs_ps_;
+  std::size_t rs_head_ = 0;
+  std::size_t rs_count_ = 0;
+  bool tx_cause_ = false;
+  bool tx_first_ = false;         // the armed interrupt is the Tx cause's (counters_.tx_interrupts)
+  bool woke_ = false;             // the running poll charged waking the application
+  std::uint64_t fill_lines_ = 0;  // fill-ring lines the last refill read from another core
 };
 
 }  // namespace irqmod::sim
