@@ -194,6 +194,13 @@ case $case in
     mode=${case#mode-}
     run 0 up lab up --name "$lab"
     pp_run "$mode" --mode "$mode"
+    if [[ $mode == kernel-busy-poll && busy_delta -eq 0 ]]; then
+      # veth_xmit schedules the receiving NAPI on the sender's CPU, so the server's busy loop
+      # counts a packet only when it owns the context first; on a loaded 2-core machine a 1 s
+      # run lost every such race once (seen in a helper's run). One more run, said so.
+      echo "kernel-busy-poll: no busy-polled packet in the first run; a second run"
+      pp_run "$mode-again" --mode "$mode"
+    fi
     if [[ $mode == kernel-busy-poll ]]; then
       ((busy_delta > 0)) || fail "kernel-busy-poll on the lab: BusyPollRxPackets did not rise"
     elif [[ $(cat /proc/sys/net/core/busy_read) == 0 ]]; then
