@@ -215,6 +215,13 @@ TEST(xdp, the_tx_clean_budget_and_its_not_done_answer_change_the_driver) {
   const RunReport ring = run({"xdp.app=txpush", "nic.tx-ring=64", "nic.xdp-tx-clean-budget=0"});
   ASSERT_TRUE(ring.xdp);
   EXPECT_GT(ring.xdp->tx_unfinished, 0U);
+  // A loop that runs out of frames after budget - 1 of them leaves the unsigned count at 0: "not
+  // done" too. One core, 64-frame batches: every poll sends 64, not done at a budget of 65 only.
+  const RunReport one_short = run(with(push, {"xdp.tx-budget=65"}));
+  const RunReport two_short = run(with(push, {"xdp.tx-budget=66"}));
+  ASSERT_TRUE(one_short.xdp && two_short.xdp);
+  EXPECT_GT(one_short.xdp->tx_unfinished, 0U);
+  EXPECT_EQ(two_short.xdp->tx_unfinished, 0U);
 }
 
 // The RFC's xdpsock (patch 7/7): in busypoll it never calls sendto() and its poll() has a 0

@@ -210,55 +210,55 @@ enum class NicDriver : std::uint8_t { i40e, ice, enetc };
 std::string_view to_string(NicDriver driver);
 
 struct NicSection {
-  std::uint32_t ports{};            // nic.ports: 1, or 2 for a router (in on 0, out on 1)
-  std::uint32_t queues{};           // nic.queues: Rx/Tx queue pairs per port
-  std::uint32_t tx_queues{};        // nic.tx-queues: Tx queues (0: one per pair)
-  bool xps{};                       // nic.xps: Tx queue i is core i's
-  VectorLayout vectors{};           // nic.vectors: a vector per pair, or per Rx and per Tx queue
-  std::uint32_t rss_table{};        // nic.rss-table: indirection table entries
-  std::uint32_t tx_queue_len{};     // nic.tx-queue-len: the qdisc's packets (txqueuelen)
-  std::uint32_t rx_ring{};          // nic.rx-ring: descriptors (ethtool -G rx)
-  std::uint32_t tx_ring{};          // nic.tx-ring: descriptors (ethtool -G tx)
-  Duration dma_delay{};             // nic.dma-delay: frame received -> descriptor written back
-  Duration refill_delay{};          // nic.refill-delay: buffer given back -> usable again
-  Refill refill{};                  // nic.refill: by a delay, or by the CPU in the poll
-  std::uint32_t refill_batch{};     // nic.refill-batch: cleaned descriptors per refill
-  std::uint32_t mclgeti_lwm{};      // nic.mclgeti-lwm: the watermark's floor
-  std::uint32_t mclgeti_hwm{};      // nic.mclgeti-hwm: its ceiling (0 = nic.rx-ring)
-  std::uint32_t alloc_fail_ppm{};   // nic.alloc-fail-ppm: buffer allocations failing, per million
-  RxClean rx_clean{};               // nic.rx-clean: when the clean loop sees a frame
-  bool clean_clears_cause{};        // nic.clean-clears-cause: a cleaned frame leaves no cause
-  Moderation moderation{};          // nic.moderation
-  std::uint32_t rx_usecs{};         // nic.rx-usecs (ethtool -C)
-  std::uint32_t rx_frames{};        // nic.rx-frames
-  std::uint32_t rx_usecs_irq{};     // nic.rx-usecs-irq
-  std::uint32_t rx_frames_irq{};    // nic.rx-frames-irq
-  bool adaptive_rx{};               // nic.adaptive-rx
-  bool cqe_mode_rx{};               // nic.cqe-mode-rx: the Rx timer restarts per completion
-  DimDriver dim_driver{};           // nic.dim-driver: how the driver feeds net_dim
-  NicDriver driver{};               // nic.driver: whose kernel rows `kernel` applies
-  bool off_affinity_force_wb{};     // nic.off-affinity-force-wb: i40e_napi_poll's branch
-  bool xdp_tx_irq{};                // nic.xdp-tx-irq: AF_XDP Tx completions interrupt
-  std::uint32_t xdp_tx_clean{};     // nic.xdp-tx-clean-budget: completions a poll takes
-  bool xdp_tx_unfinished{};         // nic.xdp-tx-unfinished: Tx not done keeps polling
-  std::string rx_profile;           // nic.rx-profile: net_dim's Rx table, ethtool syntax
-  std::string tx_profile;           // nic.tx-profile: net_dim's Tx table
-  std::uint32_t tx_usecs{};         // nic.tx-usecs
-  std::uint32_t tx_frames{};        // nic.tx-frames
-  bool tx_interrupts{};             // nic.tx-interrupts: Tx completions cleaned by NAPI
-  TxModeration tx_moderation{};     // nic.tx-moderation
-  std::uint32_t pkt_rate_low{};     // nic.pkt-rate-low
-  std::uint32_t pkt_rate_high{};    // nic.pkt-rate-high
-  std::uint32_t rx_usecs_low{};     // nic.rx-usecs-low
-  std::uint32_t rx_usecs_high{};    // nic.rx-usecs-high
-  std::uint32_t sample_interval{};  // nic.sample-interval, seconds
-  std::string itr_device;           // nic.itr-device: register encoding (itr::find_device)
-  std::uint32_t itr_rate{};         // nic.itr-rate: interrupts/s
-  std::uint32_t lli_ring_threshold{};  // nic.lli-ring-threshold: free descriptors
-  Duration lli_interval{};             // nic.lli-interval
-  bool lli_hold{};                     // nic.lli-hold: a cause within the interval waits for it
-  bool busy_poll_exit_swint{};         // nic.busy-poll-exit-swint: seed 000's fix
-  Duration swint_itr{};                // nic.swint-itr: the forced software interrupt's throttle
+  std::uint32_t ports{};           // nic.ports: 1, or 2 for a router (in on 0, out on 1)
+  std::uint32_t queues{};          // nic.queues: Rx/Tx queue pairs per port
+  std::uint32_t tx_queues{};       // nic.tx-queues: Tx queues (0: one per pair)
+  bool xps{};                      // nic.xps: Tx queue i is core i's
+  VectorLayout vectors{};          // nic.vectors: a vector per pair, or per Rx and per Tx queue
+  std::uint32_t rss_table{};       // nic.rss-table: indirection table entries
+  std::uint32_t tx_queue_len{};    // nic.tx-queue-len: the qdisc's packets (txqueuelen)
+  std::uint32_t rx_ring{};         // nic.rx-ring: descriptors (ethtool -G rx)
+  std::uint32_t tx_ring{};         // nic.tx-ring: descriptors (ethtool -G tx)
+  Duration dma_delay{};            // nic.dma-delay: frame received -> descriptor written back
+  Duration refill_delay{};         // nic.refill-delay: buffer given back -> usable again
+  Refill refill{};                 // nic.refill: by a delay, or by the CPU in the poll
+  std::uint32_t refill_batch{};    // nic.refill-batch: cleaned descriptors per refill
+  std::uint32_t mclgeti_lwm{};     // nic.mclgeti-lwm: the watermark's floor
+  std::uint32_t mclgeti_hwm{};     // nic.mclgeti-hwm: its ceiling (0 = nic.rx-ring)
+  std::uint32_t alloc_fail_ppm{};  // nic.alloc-fail-ppm: buffer allocations failing, per million
+  RxClean rx_clean{};              // nic.rx-clean: when the clean loop sees a frame
+  bool clean_clears_cause{};       // nic.clean-clears-cause: a cleaned frame leaves no cause
+  Moderation moderation{};         // nic.moderation
+  std::uint32_t rx_usecs{};        // nic.rx-usecs (ethtool -C)
+  std::uint32_t rx_frames{};       // nic.rx-frames
+  std::uint32_t rx_usecs_irq{};    // nic.rx-usecs-irq
+  std::uint32_t rx_frames_irq{};   // nic.rx-frames-irq
+  bool adaptive_rx{};              // nic.adaptive-rx
+  bool cqe_mode_rx{};              // nic.cqe-mode-rx: the Rx timer restarts per completion
+  DimDriver dim_driver{};          // nic.dim-driver: how the driver feeds net_dim
+  NicDriver driver{};              // nic.driver: whose kernel rows `kernel` applies
+  bool off_affinity_force_wb{};    // nic.off-affinity-force-wb: i40e_napi_poll's branch
+  bool xdp_tx_irq{};               // nic.xdp-tx-irq: AF_XDP Tx completions interrupt
+  std::uint32_t xdp_tx_clean_budget{};  // nic.xdp-tx-clean-budget: completions a poll takes
+  bool xdp_tx_unfinished{};             // nic.xdp-tx-unfinished: Tx not done keeps polling
+  std::string rx_profile;               // nic.rx-profile: net_dim's Rx table, ethtool syntax
+  std::string tx_profile;               // nic.tx-profile: net_dim's Tx table
+  std::uint32_t tx_usecs{};             // nic.tx-usecs
+  std::uint32_t tx_frames{};            // nic.tx-frames
+  bool tx_interrupts{};                 // nic.tx-interrupts: Tx completions cleaned by NAPI
+  TxModeration tx_moderation{};         // nic.tx-moderation
+  std::uint32_t pkt_rate_low{};         // nic.pkt-rate-low
+  std::uint32_t pkt_rate_high{};        // nic.pkt-rate-high
+  std::uint32_t rx_usecs_low{};         // nic.rx-usecs-low
+  std::uint32_t rx_usecs_high{};        // nic.rx-usecs-high
+  std::uint32_t sample_interval{};      // nic.sample-interval, seconds
+  std::string itr_device;               // nic.itr-device: register encoding (itr::find_device)
+  std::uint32_t itr_rate{};             // nic.itr-rate: interrupts/s
+  std::uint32_t lli_ring_threshold{};   // nic.lli-ring-threshold: free descriptors
+  Duration lli_interval{};              // nic.lli-interval
+  bool lli_hold{};                      // nic.lli-hold: a cause within the interval waits for it
+  bool busy_poll_exit_swint{};          // nic.busy-poll-exit-swint: seed 000's fix
+  Duration swint_itr{};                 // nic.swint-itr: the forced software interrupt's throttle
   friend bool operator==(const NicSection&, const NicSection&) = default;
 };
 

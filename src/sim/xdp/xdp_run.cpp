@@ -139,7 +139,7 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   qs.irqs = x.irqs;
   qs.off_affinity_force_wb = s.nic.off_affinity_force_wb;
   qs.tx_irq = s.nic.xdp_tx_irq;
-  qs.tx_clean_budget = s.nic.xdp_tx_clean;
+  qs.tx_clean_budget = s.nic.xdp_tx_clean_budget;
   qs.tx_unfinished = s.nic.xdp_tx_unfinished;
   qs.itr = microseconds(s.nic.rx_usecs);
   qs.tx_itr = microseconds(s.nic.tx_usecs);

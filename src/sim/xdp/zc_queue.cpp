@@ -103,9 +103,14 @@ Duration ZcQueue::scan(int budget, Core& core, bool fixed) {
   const std::uint64_t lines = xsk_.tx.remote_lines(xmit, core.index()) + fill_lines_;
   fill_lines_ = 0;
   taken_xmit_ = xsk_.tx.consume(xmit);
-  // i40e_xmit_zc looks for a free descriptor before it takes a frame: a ring filled with budget
-  // left is "not done"; a budget used up reports done (its unsigned count wraps past 0).
-  if (taken_xmit_ < settings_.tx_budget && taken_xmit_ == ring_room) tx_unfinished_ = true;
+  // i40e_xmit_zc, `while (budget-- > 0)` on an unsigned budget, then `return !!budget &&
+  // work_done`: it looks for a free descriptor before it takes a frame, so a ring filled with
+  // budget left is "not done"; a budget used up reports done (the count wraps past 0); a loop
+  // that ran out of frames (or of completion room) after budget - 1 of them left the count at 0:
+  // "not done" too.
+  if (taken_xmit_ < settings_.tx_budget) {
+    if (taken_xmit_ == ring_room || taken_xmit_ + 1 == settings_.tx_budget) tx_unfinished_ = true;
+  }
   hw_tx_cleaned_ += taken_clean_;
   woke_ = false;
   const Duration call = fixed ? core.cost(costs_.napi_poll) : Duration::zero();
@@ -238,10 +243,10 @@ std::optional<Instant> ZcQueue::tx_cause_at() {
   return at_ns((rs_ps_[rs_head_] + kPsPerNs - 1) / kPsPerNs);
 }
 
-void ZcQueue::raise_irq() {
+bool ZcQueue::raise_irq() {
   irq_enabled_ = false;
   world_.engine.cancel(irq_slot_);
-  if (irq_queued_) return;
+  if (irq_queued_) return false;
   irq_queued_ = true;
   last_irq_ = world_.now();
   // Raising the interrupt clears every latched cause (the PBA); later completions latch anew.
@@ -253,6 +258,7 @@ void ZcQueue::raise_irq() {
   world_.report.interrupts.count(0);
   ++world_.report.cores[irq_core_.index()].interrupts;
   irq_core_.push(job_of(irq_job_), Level::hardirq);
+  return true;
 }
 
 void ZcQueue::kick() {
@@ -281,8 +287,8 @@ void ZcQueue::on_event(const Event& event) {
     return;
   }
   if (!irq_enabled_) return;
-  if (tx_first_) ++counters_.tx_interrupts;
-  raise_irq();
+  const bool tx = tx_first_;
+  if (raise_irq() && tx) ++counters_.tx_interrupts;
 }
 
 std::optional<Segment> ZcQueue::IrqJob::start(Core& core) {

@@ -168,7 +168,7 @@ class ZcQueue {
   void arm_irq();
   void settle_rs(std::int64_t now_ps);
   std::optional<Instant> tx_cause_at();
-  void raise_irq();
+  bool raise_irq();  // false: an interrupt is already queued
 
   World& world_;
   Core& irq_core_;
@@ -203,10 +203,10 @@ class ZcQueue {
   // wire (a FIFO, at most one per descriptor: entries not in the future are dropped before one
   // is added), and whether one completed since the last interrupt (the cause is latched until
   // the interrupt is raised, as the PBA holds it while the vector is masked).
-  std::vector<std::int64_t> rs_ps_;
-  std::size_t rs_head_ = 0;
-  std::size_t rs_count_ = 0;
-  bool tx_cause_ = false;
+  std::vector<std::int64_t> rs_ps_;  // RS completion times (ps), a ring of tx_descriptors entries
+  std::size_t rs_head_ = 0;          // the oldest entry of rs_ps_
+  std::size_t rs_count_ = 0;         // entries in rs_ps_
+  bool tx_cause_ = false;            // an RS descriptor completed since the last interrupt
   bool tx_first_ = false;         // the armed interrupt is the Tx cause's (counters_.tx_interrupts)
   bool woke_ = false;             // the running poll charged waking the application
   std::uint64_t fill_lines_ = 0;  // fill-ring lines the last refill read from another core
