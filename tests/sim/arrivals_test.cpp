@@ -1,6 +1,6 @@
 // Generators merged on one wire: the single-source path against ArrivalStream, two sources
 // sharing the link, tuples in turn, arrival jitter, and a source that finishes.
-#include "sim/far/arrivals.hpp"
+#include "sim/nic/arrivals.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 #include "irqmod/sim/simulation.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/scheduler.hpp"
-#include "sim/host/mclgeti.hpp"
+#include "sim/nic/mclgeti.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {

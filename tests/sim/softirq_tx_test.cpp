@@ -6,7 +6,7 @@
 
 #include "irqmod/sim/random.hpp"
 #include "sim/cpu/core.hpp"
-#include "sim/far/peer.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/host/stack.hpp"
 #include "sim/world.hpp"
 

@@ -13,7 +13,7 @@
 #include "irqmod/sim/link.hpp"
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/traffic.hpp"
-#include "sim/far/peer.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {

@@ -22,7 +22,7 @@
 
 #include "irqmod/policy/adaptive_poll.hpp"
 #include "sim/cpu/core.hpp"
-#include "sim/far/peer.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/host/busy_poll.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"

@@ -14,7 +14,7 @@
 
 #include "irqmod/sim/distribution.hpp"
 #include "sim/cpu/core.hpp"
-#include "sim/net/tcp_host.hpp"
+#include "sim/host/tcp_host.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {

@@ -22,7 +22,7 @@
 #include <optional>
 
 #include "irqmod/sim/distribution.hpp"
-#include "sim/far/peer.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "irqmod/sim/ring.hpp"
-#include "sim/far/peer.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/far/wire.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"

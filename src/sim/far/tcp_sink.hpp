@@ -10,7 +10,7 @@
 #include <deque>
 #include <vector>
 
-#include "sim/far/peer.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/far/wire.hpp"
 #include "sim/net/tcp_path.hpp"
 #include "sim/net/tcp_receiver.hpp"

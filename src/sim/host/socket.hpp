@@ -9,6 +9,7 @@
 
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/traffic.hpp"
+#include "sim/nic/tx_queue.hpp"
 
 namespace irqmod::sim {
 
@@ -58,6 +59,14 @@ class Socket {
       send_blocked_ = 0;
       if (send_waiter_.wake) send_waiter_.wake(send_waiter_.self);
     }
+  }
+  // This socket's send buffer as the Tx queues hold it.
+  SendOwner send_owner() {
+    return SendOwner{
+        [](void* self, std::uint32_t frame_bytes) {
+          static_cast<Socket*>(self)->release_send(frame_bytes);
+        },
+        this};
   }
   bool send_blocked() const { return send_blocked_ != 0; }
   std::uint64_t send_bytes() const { return wmem_; }

@@ -75,7 +75,7 @@ bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) 
     return false;
   }
   ++tx_made_;
-  pick_tx(tx_queues_, request.flow, core).send_reply(request, from);
+  pick_tx(tx_queues_, request.flow, core).send_reply(request, from ? from->send_owner() : SendOwner{});
   return true;
 }
 

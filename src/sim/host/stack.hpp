@@ -23,11 +23,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/far/peer.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/host/backlog.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/softirq_tx.hpp"
-#include "sim/net/tcp_host.hpp"
+#include "sim/host/tcp_host.hpp"
 #include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
 

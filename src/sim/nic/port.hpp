@@ -13,7 +13,7 @@
 
 #include "irqmod/sim/link.hpp"
 #include "irqmod/sim/traffic.hpp"
-#include "sim/far/arrivals.hpp"
+#include "sim/nic/arrivals.hpp"
 #include "sim/nic/queue_vector.hpp"
 #include "sim/world.hpp"
 

@@ -33,7 +33,7 @@
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/series.hpp"
 #include "sim/cpu/net_rx.hpp"
-#include "sim/host/mclgeti.hpp"
+#include "sim/nic/mclgeti.hpp"
 #include "sim/host/stack.hpp"
 #include "sim/irq/msix.hpp"
 #include "sim/nic/moderator.hpp"

@@ -46,7 +46,7 @@ void TxQueue::on_event(const Event&) {
   watch_releases();
 }
 
-void TxQueue::put_on_ring(const Packet& request, Socket* owner) {
+void TxQueue::put_on_ring(const Packet& request, SendOwner owner) {
   const std::int64_t now_ns = ns_since_epoch(world_.now());
   const std::int64_t peer_ps = wire_.transmit(now_ns * 1000, request.frame_bytes);
   const std::int64_t left_ns = wire_.free_at_ps() / 1000;
@@ -57,7 +57,7 @@ void TxQueue::put_on_ring(const Packet& request, Socket* owner) {
   if (peer.reply) peer.reply(peer.self, request, peer_ps / 1000);
 }
 
-void TxQueue::send_reply(const Packet& request, Socket* owner) {
+void TxQueue::send_reply(const Packet& request, SendOwner owner) {
   release_sent(ns_since_epoch(world_.now()));
   if (!ring_.full() && qdisc_.empty()) {
     put_on_ring(request,
@@ -68,7 +68,7 @@ void TxQueue::send_reply(const Packet& request, Socket* owner) {
     qdisc_.push(Waiting{request, owner});  // waits for a clean to free a descriptor
     return;
   }
-  if (owner) owner->release_send(request.frame_bytes);  // the qdisc frees the skb it drops
+  owner.release_send(request.frame_bytes);  // the qdisc frees the skb it drops
   ++dropped_;
   world_.report.drops.add(forwarding_            ? DropReason::egress_queue_full
                           : qdisc_capacity_ == 0 ? DropReason::tx_ring_full

@@ -19,8 +19,7 @@
 #include "irqmod/sim/link.hpp"
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/traffic.hpp"
-#include "sim/far/peer.hpp"
-#include "sim/host/socket.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -28,6 +27,16 @@ namespace irqmod::sim {
 // i40e's vsi->work_limit: I40E_DEFAULT_IRQ_WORK = 256 Tx completions per poll (ixgbe's
 // IXGBE_DEFAULT_TX_WORK is 256 too).
 inline constexpr std::uint32_t kTxCleanLimit = 256;
+
+// The send buffer a frame is charged to (a socket's sk_wmem_alloc), told when the Tx path frees
+// the frame (its completion, or a drop): an endpoint, so that the queue knows no socket.
+struct SendOwner {
+  void (*release)(void* self, std::uint32_t frame_bytes) = nullptr;
+  void* self = nullptr;
+  void release_send(std::uint32_t frame_bytes) const {
+    if (self) release(self, frame_bytes);
+  }
+};
 
 class TxQueue {
  public:
@@ -41,8 +50,8 @@ class TxQueue {
 
   // Sends the reply to `request` (same size, same flow) now; the peer gets it when its last bit
   // arrives. A full ring and qdisc drop it and the flow's peer hears of the loss. `owner`: the
-  // socket whose send buffer the frame is charged to, released when the Tx path frees it.
-  void send_reply(const Packet& request, Socket* owner = nullptr);
+  // send buffer the frame is charged to, released when the Tx path frees it.
+  void send_reply(const Packet& request, SendOwner owner = {});
 
   // A sender waits for frames to be freed: without Tx interrupts the queue frees them when they
   // leave the wire, which then needs an event (with interrupts, NAPI's clean frees them).
@@ -72,17 +81,15 @@ class TxQueue {
   struct Frame {
     std::int64_t done_ns = 0;  // off: its last bit left the wire; on: its write-back
     std::uint32_t frame_bytes = 0;
-    Socket* owner = nullptr;  // whose send buffer it is charged to
+    SendOwner owner{};  // whose send buffer it is charged to
   };
   struct Waiting {
     Packet request;
-    Socket* owner = nullptr;
+    SendOwner owner{};
   };
   void release_sent(std::int64_t now_ns);
-  void put_on_ring(const Packet& request, Socket* owner);
-  static void free_frame(const Frame& frame) {
-    if (frame.owner) frame.owner->release_send(frame.frame_bytes);
-  }
+  void put_on_ring(const Packet& request, SendOwner owner);
+  static void free_frame(const Frame& frame) { frame.owner.release_send(frame.frame_bytes); }
   void on_event(const Event& event);
 
   World& world_;

@@ -1,5 +1,5 @@
 // Generators merged on one wire. See arrivals.hpp.
-#include "sim/far/arrivals.hpp"
+#include "sim/nic/arrivals.hpp"
 
 namespace irqmod::sim {
 

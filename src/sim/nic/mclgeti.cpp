@@ -1,5 +1,5 @@
 // MCLGETI's watermark and the softclock tick. See mclgeti.hpp.
-#include "sim/host/mclgeti.hpp"
+#include "sim/nic/mclgeti.hpp"
 
 #include <algorithm>
 

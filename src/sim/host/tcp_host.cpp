@@ -1,5 +1,5 @@
 // The host's TCP connections, both sides. See tcp_host.hpp.
-#include "sim/net/tcp_host.hpp"
+#include "sim/host/tcp_host.hpp"
 
 #include <cassert>
 
