@@ -18,7 +18,7 @@ Conservation Host::books() const {
     books.in_flight += rx.size();
   }
   for (const QueueVector& q : queue_vectors)
-    books.in_flight += static_cast<std::uint64_t>(q.polled());
+    books.in_flight += static_cast<std::uint64_t>(q.clean().polled());
   for (const Socket& socket : sockets)
     books.in_flight += socket.size();
   for (const TxQueue& queue : egress_queues)
@@ -320,18 +320,13 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   // nic.tx-interrupts); with nic.vectors = "separate" and Tx interrupts, vectors Q..2Q-1 serve
   // the Tx queues. Vector v interrupts the (v mod n)-th core of cpu.irq-cores.
   const std::vector<std::uint32_t> irq_cores = parse_cpu_list(cpu.irq_cores).value();
-  const PollCosts costs{cpu.napi_poll, cpu.rx_packet,     cpu.tx_clean, cpu.rx_refill,
-                        cpu.irq_entry, cpu.forward,       cpu.tcp_skb,  cpu.tx_packet,
-                        cpu.wakeup,    cpu.context_switch};
-  NapiThreadSettings thread{s.napi.threaded, std::nullopt};
-  if (s.napi.thread_core >= 0) thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
-  RefillSettings refill{nic.refill != Refill::delay, nic.refill_batch, nic.alloc_fail_ppm};
+  Mclgeti* mclgeti = nullptr;
   if (nic.refill == Refill::mclgeti) {
     host.mclgeti.emplace(
         world, host.cores[0],
         Mclgeti::Settings{nic.mclgeti_lwm, nic.mclgeti_hwm == 0 ? nic.rx_ring : nic.mclgeti_hwm,
                           cpu.hz});
-    refill.mclgeti = &*host.mclgeti;
+    mclgeti = &*host.mclgeti;
   }
   const bool separate = nic.tx_interrupts && nic.vectors == VectorLayout::separate;
   std::vector<TxQueue*> tx_queues;
@@ -348,21 +343,23 @@ std::optional<Error> build(const Scenario& s, Host& host) {
                               std::optional<std::uint32_t> queue) -> QueueVector& {
     const auto v = static_cast<std::uint32_t>(host.queue_vectors.size());
     Core& irq_core = host.cores[irq_cores[v % irq_cores.size()]];
+    QueueVectorConfig config = queue_vector_config(s, queue);
+    config.clean.refill.mclgeti = mclgeti;
     QueueVector& vector = host.queue_vectors.emplace_back(
-        world, s, v, rx, tx, *host.msix, irq_core, net_rx, *host.stack, host.peers,
-        port.lazy_arrivals(), costs, refill, Rng(s.scenario.seed, stream::kRefill + v),
-        queue ? napi_config(s, *queue) : napi_config(s), thread);
+        world, config, v, rx, tx, *host.msix, irq_core, net_rx, host.stack->rx_endpoint(),
+        host.peers, port.lazy_arrivals(), Rng(s.scenario.seed, stream::kRefill + v));
     if (tx) port.add_tx_completions(*tx, vector);
     return vector;
   };
   std::vector<QueueVector*> rx_vectors;
   for (std::uint32_t q = 0; q < nic.queues; ++q) {
-    RxQueue& rx = host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay, refill.by_cpu);
-    if (refill.mclgeti) {
+    RxQueue& rx =
+        host.rx_queues.emplace_back(nic.rx_ring, nic.refill_delay, nic.refill != Refill::delay);
+    if (mclgeti) {
       // ixgbe_init's first ixgbe_rxfill: as many clusters as the initial watermark allows.
       rx.start_without_buffers();
       std::uint32_t given = 0;
-      while (given < nic.rx_ring && refill.mclgeti->allocate())
+      while (given < nic.rx_ring && mclgeti->allocate())
         ++given;
       rx.refill(given, at_ns(0));
     }
@@ -404,9 +401,9 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     host.stack->set_egress_queues(std::move(egress));
   }
   host.port->set_queues(rx_vectors, std::move(queue_of_tuple));
-  std::vector<QueueVector*> queues;  // every vector, by NAPI id - 1
+  std::vector<NapiInstance*> napis;  // every vector's NAPI instance, by NAPI id - 1
   for (QueueVector& v : host.queue_vectors)
-    queues.push_back(&v);
+    napis.push_back(&v.napi());
 
   // The application threads.
   const ApplicationCosts app_costs{cpu.syscall, cpu.app_message, cpu.tx_packet, cpu.wakeup,
@@ -421,7 +418,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     busy.prefer_starts_loop = wait == Application::Wait::epoll && s.napi.epoll_prefer_busy_loop;
     busy.budget = static_cast<int>(s.napi.busy_poll_budget);
     busy.iteration = cpu.busy_poll_iteration;
-    host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], queues,
+    host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], napis,
                                    *host.stack, host.peers, wait, busy, app_costs);
   }
 
@@ -550,16 +547,17 @@ void Host::fill_report() const {
     c.rx_dropped = v.rx_dropped();
     c.rx_cleaned = v.rx_cleaned();
     c.sw_interrupts = v.vector().counters().software;
-    c.released_without_timer = v.napi_counters().released_without_timer;
+    c.released_without_timer = v.napi().counters().released_without_timer;
     c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
   }
   report.napi_threads.clear();
   for (const QueueVector& v : queue_vectors) {
-    if (!v.threaded()) continue;
-    const NapiThreadStats& t = v.thread_stats();
+    const NapiInstance& napi = v.napi();
+    if (!napi.threaded()) continue;
+    const NapiThreadStats& t = napi.thread_stats();
     report.napi_threads.push_back(
-        NapiThreadCounters{v.napi_id(), v.thread_core(), t.wakeups, t.polls, t.yields});
+        NapiThreadCounters{napi.id(), napi.thread_core(), t.wakeups, t.polls, t.yields});
   }
   if (mclgeti) report.mclgeti = mclgeti->counters();
   report.tx_only_queues.clear();

@@ -117,6 +117,89 @@ napi::DriverConfig driver_config(const Scenario& s) {
   return c;
 }
 
+ModeratorConfig rx_moderator_config(const Scenario& s) {
+  ModeratorConfig c;
+  c.direction = coalesce::Direction::rx;
+  c.dim_driver = s.nic.dim_driver;
+  switch (s.nic.moderation) {
+    case Moderation::coalesce:
+      c.kind = ModeratorConfig::Kind::coalesce;
+      c.coalesce = coalesce_settings(s.nic);
+      break;
+    case Moderation::dim: {
+      // mlx5e_handle_rx_dim: the CQE-based tables when the CQ restarts its timer per completion.
+      const dim::CqPeriodMode mode =
+          s.nic.cqe_mode_rx ? dim::CqPeriodMode::start_from_cqe : dim::CqPeriodMode::start_from_eqe;
+      c.kind = ModeratorConfig::Kind::coalesce;
+      c.dim.emplace(dim_profiles(s.nic, dim::Direction::rx), mode);
+      c.coalesce.rx.normal = {c.dim->profile().usec, c.dim->profile().pkts};
+      c.coalesce.rx.cqe_mode = s.nic.cqe_mode_rx;
+      break;
+    }
+    case Moderation::lli:
+      c.kind = ModeratorConfig::Kind::lli;
+      c.lli = lli::make_config(lli_settings(s.nic)).value();
+      break;
+    case Moderation::none:
+    case Moderation::itr:
+    case Moderation::adaptive_itr:
+      break;
+  }
+  return c;
+}
+
+ModeratorConfig tx_moderator_config(const Scenario& s) {
+  ModeratorConfig c;
+  c.kind = ModeratorConfig::Kind::coalesce;
+  c.direction = coalesce::Direction::tx;
+  c.dim_driver = s.nic.dim_driver;
+  c.coalesce = tx_coalesce_settings(s.nic);
+  switch (s.nic.tx_moderation) {
+    case TxModeration::coalesce:
+      break;
+    case TxModeration::dim:
+      // mlx5e_handle_tx_dim: net_dim over the Tx completions, EQE-based profiles.
+      c.dim.emplace(dim_profiles(s.nic, dim::Direction::tx));
+      c.coalesce.tx.normal = {c.dim->profile().usec, c.dim->profile().pkts};
+      break;
+    case TxModeration::link_speed: {
+      // Seed 001: the interrupt must come before the Tx ring drains, for full-size frames.
+      const tx_coalesce::TxCoalesce t = tx_coalesce::compute(tx_coalesce::TxConfig{
+          s.link.speed_bps, s.nic.tx_ring, tx_coalesce::kMaxStandardFrameBytes,
+          tx_coalesce::kDefaultReservePercent});
+      c.coalesce.tx.normal = {t.tx_usecs, t.tx_frames};
+      break;
+    }
+  }
+  return c;
+}
+
+QueueVectorConfig queue_vector_config(const Scenario& s, std::optional<std::uint32_t> queue) {
+  const CpuSection& cpu = s.cpu;
+  const NicSection& nic = s.nic;
+  QueueVectorConfig c;
+  c.vector = vector_config(s);
+  c.driver = driver_config(s);
+  c.rx_moderation = rx_moderator_config(s);
+  c.tx_moderation = tx_moderator_config(s);
+  c.dim_driver = nic.dim_driver;
+  c.clears_cause = nic.clean_clears_cause;
+  c.clean.costs = PollCosts{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.rx_refill,
+                            cpu.forward,   cpu.tcp_skb,   cpu.tx_packet};
+  c.clean.refill =
+      RefillSettings{nic.refill != Refill::delay, nic.refill_batch, nic.alloc_fail_ppm, nullptr};
+  c.clean.per_descriptor = nic.rx_clean == RxClean::per_descriptor;
+  c.clean.polled_frames = nic.rx_ring;
+  c.napi.context = queue ? napi_config(s, *queue) : napi_config(s);
+  c.napi.poll_in_irq = s.napi.poll_in_irq;
+  c.napi.thread.enabled = s.napi.threaded;
+  if (s.napi.thread_core >= 0) c.napi.thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
+  c.napi.timer_irq = cpu.irq_entry;
+  c.napi.thread_wakeup = cpu.wakeup;
+  c.napi.thread_switch = cpu.context_switch;
+  return c;
+}
+
 dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction) {
   const bool rx = direction == dim::Direction::rx;
   const dim::CqPeriodMode mode =

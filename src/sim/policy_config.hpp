@@ -15,6 +15,8 @@
 #include "irqmod/policy/dim.hpp"
 #include "irqmod/policy/lli.hpp"
 #include "irqmod/sim/scenario.hpp"
+#include "sim/nic/moderator.hpp"
+#include "sim/nic/queue_vector.hpp"
 
 namespace irqmod::sim {
 
@@ -45,6 +47,15 @@ napi::VectorConfig vector_config(const Scenario& scenario);
 
 // i40e_napi_poll's tail: the busy-poll-exit fix and, for adaptive-itr, the adaptive ITR.
 napi::DriverConfig driver_config(const Scenario& scenario);
+
+// The Rx side (nic.moderation) and the Tx side (nic.tx-moderation) of a queue vector's
+// moderation. Precondition: the scenario validated (the mappings above accept it).
+ModeratorConfig rx_moderator_config(const Scenario& scenario);
+ModeratorConfig tx_moderator_config(const Scenario& scenario);
+
+// A queue vector of port 0 serving queue pair `queue` (its per-NAPI settings, napi.queue.N), or
+// of another port (none: the device-wide settings). The refill's MCLGETI pool is the builder's.
+QueueVectorConfig queue_vector_config(const Scenario& scenario, std::optional<std::uint32_t> queue);
 
 // The link speed as i40e's ITR divisor knows it (40G and above count as 40G).
 adaptive_itr::LinkSpeed i40e_link_speed(std::uint64_t bps);

@@ -79,7 +79,7 @@ struct Fixture {
     });
   }
   std::int64_t thread_ns() const { return world.report.cpu.busy(0, ContextKind::thread).count(); }
-  napi::Context& napi() { return host.queue_vectors[0].napi(); }
+  napi::Context& napi() { return host.queue_vectors[0].napi().context(); }
 
   Scenario scenario;
   World world;

@@ -32,8 +32,7 @@ Scenario with_moderation(Moderation moderation, std::uint32_t rx_usecs = 50,
 
 // A moderator and the vector it fronts, configured from one scenario as the builder does.
 struct Rx {
-  explicit Rx(const Scenario& s)
-      : moderator(s, coalesce::Direction::rx), vector(vector_config(s)) {}
+  explicit Rx(const Scenario& s) : moderator(rx_moderator_config(s)), vector(vector_config(s)) {}
   Arm frame(Instant t, std::uint32_t free_descriptors = 500) {
     return moderator.on_writeback(vector, t, free_descriptors, 64);
   }

@@ -93,15 +93,15 @@ TEST(queue_vector, the_interrupt_schedules_the_napi_context_on_the_vectors_core)
   f.run_to(1000);
   f.land(1);
   f.run_to(52'299);  // interrupt at 51 000, entry + handler 1300 ns on core 1
-  EXPECT_EQ(f.vector().napi().owner(), napi::Owner::none);
+  EXPECT_EQ(f.vector().napi().context().owner(), napi::Owner::none);
   EXPECT_EQ(f.world.report.cores[1].interrupts, 1U);
   f.run_to(52'300);  // napi_schedule from the handler, NET_RX on its way out
-  EXPECT_EQ(f.vector().napi().owner(), napi::Owner::softirq);
+  EXPECT_EQ(f.vector().napi().context().owner(), napi::Owner::softirq);
   EXPECT_EQ(f.world.report.cores[1].polls, 1U);  // the poll has begun there
   EXPECT_EQ(f.world.report.cores[0].polls, 0U);
   f.run_to(53'500);  // napi-poll + one rx-packet
   EXPECT_EQ(f.vector().rx_cleaned(), 1U);
-  EXPECT_EQ(f.vector().napi().owner(), napi::Owner::none);
+  EXPECT_EQ(f.vector().napi().context().owner(), napi::Owner::none);
   EXPECT_EQ(f.world.report.cpu.busy(1, ContextKind::hardirq), nanoseconds(1300));
   EXPECT_EQ(f.world.report.cpu.busy(1, ContextKind::softirq), nanoseconds(1200));
   EXPECT_EQ(f.world.report.cpu.busy(0, ContextKind::softirq), Duration::zero());
@@ -110,13 +110,13 @@ TEST(queue_vector, the_interrupt_schedules_the_napi_context_on_the_vectors_core)
 TEST(queue_vector, scan_takes_at_most_the_budget_from_the_ring) {
   Fixture f;
   f.land(10);
-  const Scan first = f.vector().scan(4, f.core());
+  const Scan first = f.vector().clean().scan(4, f.core());
   EXPECT_EQ(first.rx, 4);
   EXPECT_EQ(f.host.rx_queues[0].size(), 6U);
-  EXPECT_EQ(f.vector().polled(), 4);
-  const Scan second = f.vector().scan(8, f.core());
+  EXPECT_EQ(f.vector().clean().polled(), 4);
+  const Scan second = f.vector().clean().scan(8, f.core());
   EXPECT_EQ(second.rx, 6);
-  EXPECT_EQ(f.vector().polled(), 10);
+  EXPECT_EQ(f.vector().clean().polled(), 10);
   EXPECT_EQ(f.vector().rx_cleaned(), 10U);
   EXPECT_EQ(f.world.report.cores[0].polls, 2U);
 }
@@ -124,10 +124,10 @@ TEST(queue_vector, scan_takes_at_most_the_budget_from_the_ring) {
 TEST(queue_vector, work_is_the_rx_frames_of_a_poll_that_finished) {
   Fixture f;
   f.land(3);
-  const Scan scan = f.vector().scan(64, f.core());
+  const Scan scan = f.vector().clean().scan(64, f.core());
   EXPECT_TRUE(scan.tx_finished);
   EXPECT_FALSE(scan.refill_failed);
-  EXPECT_EQ(f.vector().work(scan, 64), 3);
+  EXPECT_EQ(QueueVector::work(scan, 64), 3);
 }
 
 TEST(queue_vector, work_is_the_whole_budget_while_tx_completions_are_left) {
@@ -135,23 +135,23 @@ TEST(queue_vector, work_is_the_whole_budget_while_tx_completions_are_left) {
   for (int i = 0; i < 300; ++i)
     f.host.tx_queues[0].send_reply(Packet{0, 64, 0});
   f.host.port->land(at_ns(1'000'000));  // all 300 written back
-  const Scan first = f.vector().scan(64, f.core());
+  const Scan first = f.vector().clean().scan(64, f.core());
   EXPECT_EQ(first.tx, static_cast<int>(kTxCleanLimit));
   EXPECT_FALSE(first.tx_finished);
-  EXPECT_EQ(f.vector().work(first, 64), 64);
-  const Scan second = f.vector().scan(64, f.core());
+  EXPECT_EQ(QueueVector::work(first, 64), 64);
+  const Scan second = f.vector().clean().scan(64, f.core());
   EXPECT_EQ(second.tx, 300 - static_cast<int>(kTxCleanLimit));
-  EXPECT_EQ(f.vector().work(second, 64), 0);
+  EXPECT_EQ(QueueVector::work(second, 64), 0);
 }
 
 TEST(queue_vector, work_is_the_whole_budget_when_a_refill_failed) {
   Fixture f({"nic.refill=cpu", "nic.refill-batch=1", "nic.alloc-fail-ppm=1000000"});
   f.land(1);
-  const Scan scan = f.vector().scan(64, f.core());
+  const Scan scan = f.vector().clean().scan(64, f.core());
   EXPECT_EQ(scan.rx, 1);
   EXPECT_TRUE(scan.refill_failed);
   EXPECT_EQ(scan.refilled, 0);
-  EXPECT_EQ(f.vector().work(scan, 64), 64);
+  EXPECT_EQ(QueueVector::work(scan, 64), 64);
   EXPECT_EQ(f.vector().alloc_failures(), 1U);
 }
 
@@ -224,15 +224,15 @@ TEST(queue_vector, refill_by_the_cpu_posts_buffers_once_a_batch_waits_usable_aft
   RxQueue& rx = f.host.rx_queues[0];
   f.run_to(1000);
   f.land(3);
-  const Scan first = f.vector().scan(64, f.core());
+  const Scan first = f.vector().clean().scan(64, f.core());
   EXPECT_EQ(first.refilled, 0);  // 3 waiting, below the batch
-  f.vector().poll_cost(first, f.core(), true);
+  f.vector().clean().poll_cost(first, f.core(), true);
   EXPECT_EQ(rx.unrefilled(), 3U);
   f.land(2);
-  const Scan second = f.vector().scan(64, f.core());
+  const Scan second = f.vector().clean().scan(64, f.core());
   EXPECT_EQ(second.refilled, 5);
   // napi-poll + 2 rx-packet + 5 rx-refill: the buffers are usable from 1000 + 2400 ns.
-  EXPECT_EQ(f.vector().poll_cost(second, f.core(), true), nanoseconds(2400));
+  EXPECT_EQ(f.vector().clean().poll_cost(second, f.core(), true), nanoseconds(2400));
   EXPECT_EQ(rx.unrefilled(), 0U);
   f.land(4);  // 3 descriptors have a buffer, 5 wait for theirs
   EXPECT_EQ(rx.size(), 3U);

@@ -3,7 +3,7 @@
 
 namespace irqmod::sim {
 
-Application::Application(World& world, Core& core, Socket& socket, std::vector<QueueVector*> napis,
+Application::Application(World& world, Core& core, Socket& socket, std::vector<NapiInstance*> napis,
                          Stack& stack, const Peers& peers, Wait wait, BusyPollSettings busy,
                          ApplicationCosts costs)
     : world_(world),
@@ -79,7 +79,7 @@ std::optional<Segment> Application::next(Core& core) {
       return receive(core);
     }
     case Phase::busy_poll:
-      if (auto segment = busy_.next(core, socket_)) return segment;
+      if (auto segment = busy_.next(core)) return segment;
       return after_busy_loop(core);
     case Phase::spinning:
       return receive(core);
@@ -103,8 +103,7 @@ std::optional<Segment> Application::receive(Core& core) {
       // epoll_wait returns events (ep_send_events > 0): ep_suspend_napi_irqs, before the
       // application works on them, so the deferral timer is pushed out to irq_suspend_timeout
       // for the whole batch (a gro_flush_timeout expiring mid-batch would poll in softirq).
-      QueueVector& napi = *napis_[napi_id - 1];
-      if (auto t = napi.napi().suspend_irqs(world_.now())) napi.arm_napi_timer(*t, core);
+      napis_[napi_id - 1]->suspend_irqs(core);
     }
     idle_ = false;
     consuming_ = static_cast<std::uint32_t>(socket_.size());
@@ -132,7 +131,9 @@ std::optional<Segment> Application::receive(Core& core) {
   const BusyPollSettings& busy = busy_.settings();
   if (napi::epoll_busy_loop_on(busy.usecs, busy.prefer, busy.prefer_starts_loop) && napi_id != 0) {
     phase_ = Phase::busy_poll;
-    return busy_.begin(*napis_[napi_id - 1], core);
+    const DataReady ready{
+        [](const void* self) { return !static_cast<const Socket*>(self)->empty(); }, &socket_};
+    return busy_.begin(*napis_[napi_id - 1], core, ready);
   }
   phase_ = Phase::blocked;
   return std::nullopt;
@@ -183,10 +184,7 @@ std::optional<Segment> Application::after_busy_loop(Core& core) {
   if (!socket_.empty()) return receive(core);
   const std::uint32_t napi_id = socket_.napi_id();
   if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
-    QueueVector& napi = *napis_[napi_id - 1];
-    if (auto s = napi.napi().resume_irqs(); s && *s == napi::Schedule::raised) {
-      napi.schedule_on(core);
-    }
+    napis_[napi_id - 1]->resume_irqs(core);
   }
   phase_ = Phase::blocked;
   return std::nullopt;

@@ -22,11 +22,11 @@
 
 #include "irqmod/policy/adaptive_poll.hpp"
 #include "sim/cpu/core.hpp"
-#include "sim/nic/peers.hpp"
-#include "sim/host/busy_poll.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
-#include "sim/nic/queue_vector.hpp"
+#include "sim/napi/busy_loop.hpp"
+#include "sim/napi/instance.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -45,8 +45,8 @@ class Application {
   // the adaptive controller.
   enum class Wait : std::uint8_t { recv, epoll, adaptive_poll };
 
-  // `napis`: the queue vectors by NAPI id (the socket's last one is busy-polled).
-  Application(World& world, Core& core, Socket& socket, std::vector<QueueVector*> napis,
+  // `napis`: the NAPI instances by NAPI id - 1 (the socket's last one is busy-polled).
+  Application(World& world, Core& core, Socket& socket, std::vector<NapiInstance*> napis,
               Stack& stack, const Peers& peers, Wait wait, BusyPollSettings busy,
               ApplicationCosts costs);
   Application(const Application&) = delete;
@@ -93,7 +93,7 @@ class Application {
   World& world_;
   Core& core_;
   Socket& socket_;
-  std::vector<QueueVector*> napis_;
+  std::vector<NapiInstance*> napis_;
   Stack& stack_;
   const Peers& peers_;
   Wait wait_;

@@ -67,6 +67,41 @@ void Stack::end_batch() {
   }
 }
 
+StackWork Stack::plan(const Ring<Packet>& polled, std::size_t first, int taken, std::uint32_t core,
+                      std::vector<std::uint32_t>& planned) {
+  StackWork work;
+  if (tcp_ && taken > 0) {
+    const TcpHost::Work tcp = tcp_->plan(polled, first, world_.now(), core, planned);
+    work.tcp_skbs = tcp.skbs;
+    work.acks = tcp.acks;
+  }
+  if (forwarding() && !deferred()) {
+    // `polled` holds this poll's frames only: the last poll's were delivered when it ended.
+    for (std::size_t i = 0; i < polled.size(); ++i)
+      work.forwarded += forwards(polled[i].flow) ? 1 : 0;
+  }
+  return work;
+}
+
+void Stack::end_poll_batch(std::vector<std::uint32_t>& planned) {
+  if (!planned.empty()) tcp_->send_planned(planned);
+  end_batch();
+}
+
+RxStack Stack::rx_endpoint() {
+  return RxStack{[](void* self, const Ring<Packet>& polled, std::size_t first, int taken,
+                    std::uint32_t core, std::vector<std::uint32_t>& planned) {
+                   return static_cast<Stack*>(self)->plan(polled, first, taken, core, planned);
+                 },
+                 [](void* self, const Packet& packet, std::uint32_t napi_id, std::uint32_t core) {
+                   static_cast<Stack*>(self)->receive(packet, napi_id, core);
+                 },
+                 [](void* self, std::vector<std::uint32_t>& planned) {
+                   static_cast<Stack*>(self)->end_poll_batch(planned);
+                 },
+                 this};
+}
+
 bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) {
   if (from && !from->charge_send(request.frame_bytes)) {
     // sock_alloc_send_skb waits for memory: the queues that hold its frames must free them.
@@ -75,7 +110,8 @@ bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) 
     return false;
   }
   ++tx_made_;
-  pick_tx(tx_queues_, request.flow, core).send_reply(request, from ? from->send_owner() : SendOwner{});
+  pick_tx(tx_queues_, request.flow, core)
+      .send_reply(request, from ? from->send_owner() : SendOwner{});
   return true;
 }
 

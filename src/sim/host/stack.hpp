@@ -23,11 +23,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/nic/peers.hpp"
 #include "sim/host/backlog.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/softirq_tx.hpp"
 #include "sim/host/tcp_host.hpp"
+#include "sim/nic/peers.hpp"
+#include "sim/nic/ring_clean.hpp"
 #include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
 
@@ -85,6 +86,15 @@ class Stack {
   bool deferred() const { return !backlogs_.empty(); }
   // The batch is over: wake the waiters of the sockets that got data.
   void end_batch();
+
+  // The device's side of a poll (RxStack, the endpoint the driver's clean holds): the stack's
+  // work on the frames a poll took, planned as it takes them (TCP's GRO skbs and ACK decisions,
+  // the frames routed out); each frame up the stack; the batch's end (the planned ACKs, then the
+  // waiters).
+  StackWork plan(const Ring<Packet>& polled, std::size_t first, int taken, std::uint32_t core,
+                 std::vector<std::uint32_t>& planned);
+  void end_poll_batch(std::vector<std::uint32_t>& planned);
+  RxStack rx_endpoint();
 
   // The host's TCP connections (traffic.kind = "tcp-maerts"), or none.
   void set_tcp(TcpHost* tcp) { tcp_ = tcp; }

@@ -1,61 +1,20 @@
 // Rx moderation variants. See moderator.hpp.
 #include "sim/nic/moderator.hpp"
 
-#include "irqmod/policy/tx_coalesce.hpp"
-#include "sim/policy_config.hpp"
-
 namespace irqmod::sim {
 
 std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency> Moderator::make(
-    const Scenario& s) {
-  switch (s.nic.moderation) {
-    case Moderation::coalesce:
-      return Coalescing{coalesce::Coalescer(coalesce_settings(s.nic), coalesce::Direction::rx),
-                        std::nullopt, std::nullopt, std::nullopt};
-    case Moderation::dim: {
-      // mlx5e_handle_rx_dim: the CQE-based tables when the CQ restarts its timer per completion.
-      const dim::CqPeriodMode mode =
-          s.nic.cqe_mode_rx ? dim::CqPeriodMode::start_from_cqe : dim::CqPeriodMode::start_from_eqe;
-      dim::NetDim dim(dim_profiles(s.nic, dim::Direction::rx), mode);
-      coalesce::Settings settings;
-      settings.rx.normal = {dim.profile().usec, dim.profile().pkts};
-      settings.rx.cqe_mode = s.nic.cqe_mode_rx;
-      return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::rx), dim, std::nullopt,
-                        std::nullopt};
-    }
-    case Moderation::lli:
-      return LowLatency{lli::LowLatencyInterrupts(lli::make_config(lli_settings(s.nic)).value())};
-    case Moderation::none:
-    case Moderation::itr:
-    case Moderation::adaptive_itr:
+    const ModeratorConfig& config) {
+  switch (config.kind) {
+    case ModeratorConfig::Kind::coalesce:
+      return Coalescing{coalesce::Coalescer(config.coalesce, config.direction), config.dim,
+                        std::nullopt, std::nullopt};
+    case ModeratorConfig::Kind::lli:
+      return LowLatency{lli::LowLatencyInterrupts(*config.lli)};
+    case ModeratorConfig::Kind::immediate:
       break;
   }
   return Immediate{};
-}
-
-std::variant<Moderator::Immediate, Moderator::Coalescing, Moderator::LowLatency> Moderator::make_tx(
-    const Scenario& s) {
-  coalesce::Settings settings = tx_coalesce_settings(s.nic);
-  std::optional<dim::NetDim> dim;
-  switch (s.nic.tx_moderation) {
-    case TxModeration::coalesce:
-      break;
-    case TxModeration::dim:
-      // mlx5e_handle_tx_dim: net_dim over the Tx completions, EQE-based profiles.
-      dim.emplace(dim_profiles(s.nic, dim::Direction::tx));
-      settings.tx.normal = {dim->profile().usec, dim->profile().pkts};
-      break;
-    case TxModeration::link_speed: {
-      // Seed 001: the interrupt must come before the Tx ring drains, for full-size frames.
-      const tx_coalesce::TxCoalesce c = tx_coalesce::compute(tx_coalesce::TxConfig{
-          s.link.speed_bps, s.nic.tx_ring, tx_coalesce::kMaxStandardFrameBytes,
-          tx_coalesce::kDefaultReservePercent});
-      settings.tx.normal = {c.tx_usecs, c.tx_frames};
-      break;
-    }
-  }
-  return Coalescing{coalesce::Coalescer(settings, coalesce::Direction::tx), dim, std::nullopt,
-                    std::nullopt};
 }
 
 DimFeed::Samples DimFeed::on_completed_poll(std::uint64_t interrupts, std::uint64_t rx_packets,
@@ -70,9 +29,8 @@ DimFeed::Samples DimFeed::on_completed_poll(std::uint64_t interrupts, std::uint6
   return out;
 }
 
-Moderator::Moderator(const Scenario& scenario, coalesce::Direction direction)
-    : state_(direction == coalesce::Direction::rx ? make(scenario) : make_tx(scenario)),
-      dim_driver_(scenario.nic.dim_driver) {}
+Moderator::Moderator(const ModeratorConfig& config)
+    : state_(make(config)), dim_driver_(config.dim_driver) {}
 
 Arm Moderator::on_writeback(napi::Vector& vector, Instant t, std::uint32_t free_descriptors,
                             std::uint32_t frame_bytes) {

@@ -70,11 +70,22 @@ class DimFeed {
   std::uint64_t tx_at_completion_ = 0;
 };
 
+// What moderates one direction, as policy_config.hpp builds it from nic.moderation or
+// nic.tx-moderation: nothing (every cause interrupts when the vector allows), a coalescer (with
+// net_dim choosing its pair), or low-latency interrupts.
+struct ModeratorConfig {
+  enum class Kind : std::uint8_t { immediate, coalesce, lli };
+  Kind kind = Kind::immediate;
+  coalesce::Direction direction = coalesce::Direction::rx;
+  coalesce::Settings coalesce{};   // Kind::coalesce: the pairs (with net_dim: its first profile)
+  std::optional<dim::NetDim> dim;  // Kind::coalesce: net_dim in front of the coalescer
+  std::optional<lli::Config> lli;  // Kind::lli: a validated configuration (lli::make_config)
+  DimDriver dim_driver = DimDriver::mlx5;  // nic.dim-driver: when a new profile is written
+};
+
 class Moderator {
  public:
-  // The Rx side (nic.moderation) or the Tx side (nic.tx-moderation) of `scenario`.
-  // Precondition: the scenario validated (policy_config's mappings accept it).
-  Moderator(const Scenario& scenario, coalesce::Direction direction);
+  explicit Moderator(const ModeratorConfig& config);
 
   // A frame was written back at `t`. `free_descriptors`: the ring's free descriptors after it
   // (LLI's ring trigger); `frame_bytes`: its size (LLI's size trigger).
@@ -143,8 +154,7 @@ class Moderator {
     lli::LowLatencyInterrupts lli;
   };
 
-  static std::variant<Immediate, Coalescing, LowLatency> make(const Scenario& scenario);
-  static std::variant<Immediate, Coalescing, LowLatency> make_tx(const Scenario& scenario);
+  static std::variant<Immediate, Coalescing, LowLatency> make(const ModeratorConfig& config);
   static bool drops_causes(const napi::Vector& vector) {
     return vector.state() == napi::VectorState::writeback_only &&
            !vector.config().latch_in_writeback_only;

@@ -19,8 +19,12 @@ void RxQueue::release_refills(Instant t) {
 RxQueue::Landing RxQueue::land(const Packet& packet, Instant writeback) {
   ++arrived_;
   release_refills(writeback);
-  if (ring_.full()) return Landing{false, DropReason::rx_ring_full};
+  if (ring_.full()) {
+    ++dropped_;
+    return Landing{false, DropReason::rx_ring_full};
+  }
   if (ring_.size() + refilling_ + unrefilled_ >= ring_.capacity()) {
+    ++dropped_;
     return Landing{false, DropReason::rx_no_buffer};
   }
   ring_.push(packet);

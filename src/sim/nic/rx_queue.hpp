@@ -50,6 +50,8 @@ class RxQueue {
   }
   const Packet& newest() const { return ring_[ring_.size() - 1]; }
   std::uint64_t arrived() const { return arrived_; }  // frames offered to the ring, drops included
+  std::uint64_t dropped() const { return dropped_; }  // ... that found no descriptor
+  std::uint64_t written_back() const { return arrived_ - dropped_; }
 
  private:
   void release_refills(Instant t);
@@ -65,6 +67,7 @@ class RxQueue {
   Duration refill_delay_;
   bool by_cpu_;
   std::uint64_t arrived_ = 0;
+  std::uint64_t dropped_ = 0;
 };
 
 }  // namespace irqmod::sim

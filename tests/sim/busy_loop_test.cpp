@@ -3,7 +3,7 @@
 // generator. The loop runs on core 0; the application thread, on core 1, waits in epoll_wait
 // without busy polling, so this test's loop is the only poller. Each test drives the loop by
 // hand: begin(), then next() whenever the segment it returned has passed.
-#include "sim/host/busy_poll.hpp"
+#include "sim/napi/busy_loop.hpp"
 
 #include <gtest/gtest.h>
 
@@ -68,7 +68,12 @@ struct Fixture {
     host.port->update_watch();
   }
   QueueVector& vector() { return host.queue_vectors[0]; }
-  napi::Context& napi() { return vector().napi(); }
+  napi::Context& napi() { return vector().napi().context(); }
+  // The socket's emptiness as the application's busy loop asks it.
+  DataReady ready() {
+    return DataReady{[](const void* self) { return !static_cast<const Socket*>(self)->empty(); },
+                     &socket()};
+  }
   Core& core() { return host.cores[0]; }
   Socket& socket() { return host.sockets[0]; }
   // Lets the segment that started now pass.
@@ -90,7 +95,7 @@ struct Fixture {
 TEST(busy_loop, the_first_iteration_owns_the_context_and_polls_it) {
   Fixture f;
   BusyLoop loop(settings());
-  const Segment first = loop.begin(f.vector(), f.core());
+  const Segment first = loop.begin(f.vector().napi(), f.core(), f.ready());
   EXPECT_EQ(f.napi().owner(), napi::Owner::busy_poller);
   EXPECT_TRUE(f.napi().test(napi::kStateInBusyPoll));
   EXPECT_EQ(f.napi().counters().busy_polls, 1U);
@@ -102,9 +107,9 @@ TEST(busy_loop, the_first_iteration_owns_the_context_and_polls_it) {
 TEST(busy_loop, empty_iterations_after_the_first_jump_to_the_timeout_as_one_segment) {
   Fixture f;
   BusyLoop loop(settings());
-  const Segment first = loop.begin(f.vector(), f.core());
+  const Segment first = loop.begin(f.vector().napi(), f.core(), f.ready());
   f.pass(first);
-  const std::optional<Segment> jump = loop.next(f.core(), f.socket());
+  const std::optional<Segment> jump = loop.next(f.core());
   ASSERT_TRUE(jump);
   // Iterations start every 200 ns; the first to start at or after 52 224 ns starts at 52 400.
   EXPECT_EQ(jump->length, nanoseconds(52'400 - 200));
@@ -112,12 +117,12 @@ TEST(busy_loop, empty_iterations_after_the_first_jump_to_the_timeout_as_one_segm
   f.pass(*jump);
   EXPECT_GE(ns_since_epoch(f.world.now()), kTimeout);
   // Timed out: busy_poll_stop, then the final poll (a fixed poll cost).
-  const std::optional<Segment> final_poll = loop.next(f.core(), f.socket());
+  const std::optional<Segment> final_poll = loop.next(f.core());
   ASSERT_TRUE(final_poll);
   EXPECT_EQ(final_poll->length, nanoseconds(500));
   EXPECT_FALSE(f.napi().test(napi::kStateInBusyPoll));
   f.pass(*final_poll);
-  EXPECT_EQ(loop.next(f.core(), f.socket()), std::nullopt);
+  EXPECT_EQ(loop.next(f.core()), std::nullopt);
   EXPECT_EQ(f.napi().counters().final_polls, 1U);
   EXPECT_EQ(f.napi().owner(), napi::Owner::none);
   EXPECT_EQ(f.vector().vector().state(), napi::VectorState::armed);  // the final poll re-enabled
@@ -127,23 +132,23 @@ TEST(busy_loop, the_jump_stops_at_the_next_write_back_and_a_frame_ends_the_loop)
   Fixture f;
   f.host.port->inject(Packet{10'000, 64, 0});  // written back at 10 800 ns
   BusyLoop loop(settings());
-  f.pass(loop.begin(f.vector(), f.core()));
-  const std::optional<Segment> jump = loop.next(f.core(), f.socket());
+  f.pass(loop.begin(f.vector().napi(), f.core(), f.ready()));
+  const std::optional<Segment> jump = loop.next(f.core());
   ASSERT_TRUE(jump);
   EXPECT_EQ(jump->length, nanoseconds(10'800 - 200));
   f.pass(*jump);
-  const std::optional<Segment> taking = loop.next(f.core(), f.socket());
+  const std::optional<Segment> taking = loop.next(f.core());
   ASSERT_TRUE(taking);
   EXPECT_EQ(taking->length, nanoseconds(200 + 700));  // an iteration and one frame
   f.pass(*taking);
   // The poll's frame reached the socket: the loop stops, with the final poll.
-  const std::optional<Segment> final_poll = loop.next(f.core(), f.socket());
+  const std::optional<Segment> final_poll = loop.next(f.core());
   EXPECT_FALSE(f.socket().empty());
   ASSERT_TRUE(final_poll);
   EXPECT_EQ(final_poll->length, nanoseconds(500));
   EXPECT_EQ(f.napi().counters().final_polls, 1U);
   f.pass(*final_poll);
-  EXPECT_EQ(loop.next(f.core(), f.socket()), std::nullopt);
+  EXPECT_EQ(loop.next(f.core()), std::nullopt);
   EXPECT_EQ(f.napi().owner(), napi::Owner::none);
   EXPECT_EQ(f.vector().rx_cleaned(), 1U);
 }
@@ -152,12 +157,12 @@ TEST(busy_loop, a_loop_that_never_owned_the_context_polls_nothing_and_ends_witho
   Fixture f;
   ASSERT_EQ(f.napi().schedule(), napi::Schedule::raised);  // the softirq holds it
   BusyLoop loop(settings());
-  Segment segment = loop.begin(f.vector(), f.core());
+  Segment segment = loop.begin(f.vector().napi(), f.core(), f.ready());
   EXPECT_EQ(segment.length, nanoseconds(200));
   int iterations = 1;
   while (true) {
     f.pass(segment);
-    const std::optional<Segment> next = loop.next(f.core(), f.socket());
+    const std::optional<Segment> next = loop.next(f.core());
     if (!next) break;
     segment = *next;
     ++iterations;
@@ -183,10 +188,10 @@ TEST(busy_loop, with_a_random_iteration_cost_the_jump_is_made_of_draws) {
     expected += twin.cost(iteration);
 
   BusyLoop loop(settings(iteration));
-  const Segment first = loop.begin(f.vector(), f.core());
+  const Segment first = loop.begin(f.vector().napi(), f.core(), f.ready());
   EXPECT_EQ(first.length, first_draw);
   f.pass(first);
-  const std::optional<Segment> jump = loop.next(f.core(), f.socket());
+  const std::optional<Segment> jump = loop.next(f.core());
   ASSERT_TRUE(jump);
   EXPECT_EQ(jump->length, expected);
 }

@@ -1,5 +1,5 @@
-// The busy loop. See busy_poll.hpp.
-#include "sim/host/busy_poll.hpp"
+// The busy loop. See busy_loop.hpp.
+#include "sim/napi/busy_loop.hpp"
 
 #include <algorithm>
 
@@ -10,8 +10,9 @@ constexpr std::string_view kLabel = "busy poll";
 
 }  // namespace
 
-Segment BusyLoop::begin(QueueVector& napi, Core& core) {
+Segment BusyLoop::begin(NapiInstance& napi, Core& core, DataReady ready) {
   napi_ = &napi;
+  ready_ = ready;
   start_ = core.now();
   owned_ = false;
   polled_ = false;
@@ -22,23 +23,22 @@ Segment BusyLoop::begin(QueueVector& napi, Core& core) {
 // One iteration: try to own the context, poll it.
 Segment BusyLoop::iteration(Core& core) {
   const Instant now = core.now();
-  napi_->catch_up_arrivals();
-  if (!owned_) owned_ = napi_->napi().busy_poll_acquire(settings_.prefer);
-  if (!owned_) {
-    scan_ = Scan{};
-    return Segment{core.cost(settings_.iteration), ContextKind::busy_poll, kLabel};
-  }
-  napi_->napi().busy_poll_begin(settings_.budget);
-  scan_ = napi_->scan(settings_.budget, core);
-  Duration cost = core.cost(settings_.iteration) + napi_->poll_cost(scan_, core, false);
-  if (scan_.rx == 0 && scan_.tx == 0 && polled_) {
+  napi_->land();
+  napi::Context& context = napi_->context();
+  if (!owned_) owned_ = context.busy_poll_acquire(settings_.prefer);
+  if (!owned_) return Segment{core.cost(settings_.iteration), ContextKind::busy_poll, kLabel};
+  context.busy_poll_begin(settings_.budget);
+  Duration cost = core.cost(settings_.iteration);
+  const PollStart poll = napi_->poll(settings_.budget, core, PollKind::busy);
+  cost += poll.cost;
+  if (poll.empty && polled_) {
     // After one empty poll (which left the vector in write-back-only mode), further empty polls
     // change nothing while the context is ours: jump to the iteration at which the next frame
     // is written back or the loop times out.
     const auto start_units = static_cast<std::uint64_t>(ns_since_epoch(start_)) >> 10;
     const Instant timeout =
         at_ns(static_cast<std::int64_t>((start_units + settings_.usecs + 1) << 10));
-    const Instant until = std::min(napi_->next_writeback(), timeout);
+    const Instant until = std::min(napi_->next_work(), timeout);
     std::int64_t iterations = 1;
     if (settings_.iteration.is_constant()) {
       const Duration each{settings_.iteration.a_ns};
@@ -58,25 +58,27 @@ Segment BusyLoop::iteration(Core& core) {
   return Segment{cost, ContextKind::busy_poll, kLabel};
 }
 
-std::optional<Segment> BusyLoop::next(Core& core, const Socket& socket) {
+std::optional<Segment> BusyLoop::next(Core& core) {
   const Instant now = core.now();
-  napi::Context& napi = napi_->napi();
-  const int work = napi_->poll_return(scan_, settings_.budget, core);
+  napi::Context& context = napi_->context();
   if (final_) {
-    napi_->complete(napi.final_poll_end(now, work), core);
+    napi_->complete(context.final_poll_end(now, napi_->poll_return(settings_.budget, core)), core);
     owned_ = false;
     final_ = false;
     return std::nullopt;
   }
-  if (owned_) napi_->complete(napi.busy_poll_end(now, work), core);
-  const bool end = !socket.empty() || napi::busy_loop_timed_out(start_, now, settings_.usecs);
+  if (owned_) {
+    const int work = napi_->poll_return(settings_.budget, core);
+    napi_->complete(context.busy_poll_end(now, work), core);
+  }
+  const bool end = ready_() || napi::busy_loop_timed_out(start_, now, settings_.usecs);
   if (!end) return iteration(core);
   if (!owned_) return std::nullopt;
-  if (auto t = napi.busy_poll_stop(now, settings_.prefer)) napi_->arm_napi_timer(*t, core);
+  if (auto t = context.busy_poll_stop(now, settings_.prefer)) napi_->arm_timer(*t, core);
   final_ = true;
-  napi.final_poll_begin();
-  scan_ = napi_->scan(settings_.budget, core);
-  return Segment{napi_->poll_cost(scan_, core, true), ContextKind::busy_poll, kLabel};
+  context.final_poll_begin();
+  return Segment{napi_->poll(settings_.budget, core, PollKind::final).cost, ContextKind::busy_poll,
+                 kLabel};
 }
 
 }  // namespace irqmod::sim

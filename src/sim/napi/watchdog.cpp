@@ -1,0 +1,40 @@
+// The NAPI watchdog. See watchdog.hpp.
+#include "sim/napi/watchdog.hpp"
+
+#include "sim/napi/instance.hpp"
+
+namespace irqmod::sim {
+
+NapiWatchdog::NapiWatchdog(World& world, NapiInstance& owner, Distribution timer_irq)
+    : world_(world), owner_(owner), timer_irq_cost_(timer_irq) {
+  job_.owner = this;
+  endpoint_ = world_.engine.bind<&NapiWatchdog::on_event>(*this);
+  slot_ = world_.engine.make_slot();
+}
+
+void NapiWatchdog::arm(Instant at, Core& core) {
+  core_ = &core;
+  world_.engine.arm(slot_, at, endpoint_, 1);
+}
+
+// napi_watchdog: the context's on_timer says whether it schedules (stale expiries are ignored).
+void NapiWatchdog::on_event(const Event&) {
+  if (auto s = owner_.context().on_timer(world_.now()); s && *s == napi::Schedule::raised) {
+    owner_.set_poll_core(core_->index());
+    ++world_.report.cores[core_->index()].interrupts;
+    core_->push(job_of(job_), Level::hardirq);
+  }
+}
+
+std::optional<Segment> NapiWatchdog::TimerIrq::start(Core& core) {
+  return Segment{core.cost(owner->timer_irq_cost_), ContextKind::hardirq, "timer irq"};
+}
+
+std::optional<Segment> NapiWatchdog::TimerIrq::next(Core& core) {
+  // napi_watchdog scheduled the context already; its softirq is raised on the way out (or, with
+  // threaded NAPI, its thread woken).
+  owner->owner_.schedule_on(core);
+  return std::nullopt;
+}
+
+}  // namespace irqmod::sim
