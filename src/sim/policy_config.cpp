@@ -117,10 +117,18 @@ napi::DriverConfig driver_config(const Scenario& s) {
   return c;
 }
 
+namespace {
+
+DimGlue dim_glue(DimDriver driver) {
+  return driver == DimDriver::enetc ? DimGlue::enetc : DimGlue::mlx5;
+}
+
+}  // namespace
+
 ModeratorConfig rx_moderator_config(const Scenario& s) {
   ModeratorConfig c;
   c.direction = coalesce::Direction::rx;
-  c.dim_driver = s.nic.dim_driver;
+  c.dim_driver = dim_glue(s.nic.dim_driver);
   switch (s.nic.moderation) {
     case Moderation::coalesce:
       c.kind = ModeratorConfig::Kind::coalesce;
@@ -152,7 +160,7 @@ ModeratorConfig tx_moderator_config(const Scenario& s) {
   ModeratorConfig c;
   c.kind = ModeratorConfig::Kind::coalesce;
   c.direction = coalesce::Direction::tx;
-  c.dim_driver = s.nic.dim_driver;
+  c.dim_driver = dim_glue(s.nic.dim_driver);
   c.coalesce = tx_coalesce_settings(s.nic);
   switch (s.nic.tx_moderation) {
     case TxModeration::coalesce:
@@ -182,7 +190,7 @@ QueueVectorConfig queue_vector_config(const Scenario& s, std::optional<std::uint
   c.driver = driver_config(s);
   c.rx_moderation = rx_moderator_config(s);
   c.tx_moderation = tx_moderator_config(s);
-  c.dim_driver = nic.dim_driver;
+  c.dim_driver = dim_glue(nic.dim_driver);
   c.clears_cause = nic.clean_clears_cause;
   c.clean.costs = PollCosts{cpu.napi_poll, cpu.rx_packet, cpu.tx_clean, cpu.rx_refill,
                             cpu.forward,   cpu.tcp_skb,   cpu.tx_packet};

@@ -223,7 +223,7 @@ TEST(moderator, dim_with_mlx5s_glue_has_nothing_to_write_at_the_interrupt) {
 
 // mlx5e_handle_rx_dim / _tx_dim: every completion, both directions, the CQ's interrupts.
 TEST(dim_feed, mlx5_samples_both_directions_at_every_completion_counting_interrupts) {
-  DimFeed feed(DimDriver::mlx5);
+  DimFeed feed(DimGlue::mlx5);
   for (const auto& [interrupts, rx, tx] :
        {std::tuple{1u, 0u, 0u}, std::tuple{3u, 5u, 0u}, std::tuple{4u, 5u, 2u}}) {
     const DimFeed::Samples s = feed.on_completed_poll(interrupts, rx, tx);
@@ -236,7 +236,7 @@ TEST(dim_feed, mlx5_samples_both_directions_at_every_completion_counting_interru
 // enetc_net_dim: v->comp_cnt++ per completion is both directions' event count; Rx is sampled
 // only after a completion's polls cleaned Rx frames (rx_napi_work), Tx only after Tx work.
 TEST(dim_feed, enetc_counts_completions_and_samples_a_direction_only_after_its_work) {
-  DimFeed feed(DimDriver::enetc);
+  DimFeed feed(DimGlue::enetc);
   const DimFeed::Samples a = feed.on_completed_poll(7, 4, 0);  // Rx work only
   EXPECT_EQ(a.events, 1u);
   EXPECT_TRUE(a.rx);

@@ -21,7 +21,7 @@ DimFeed::Samples DimFeed::on_completed_poll(std::uint64_t interrupts, std::uint6
                                             std::uint64_t tx_packets) {
   ++completions_;
   Samples out{interrupts, true, true};
-  if (driver_ == DimDriver::enetc) {
+  if (driver_ == DimGlue::enetc) {
     out = Samples{completions_, rx_packets != rx_at_completion_, tx_packets != tx_at_completion_};
   }
   rx_at_completion_ = rx_packets;
@@ -121,7 +121,7 @@ Arm Moderator::on_completed_poll(napi::Vector& vector, Instant t, const DimCount
   if (!d.apply) return {};
   // The work handler's dim->state = DIM_START_MEASURE (mlx5e_rx_dim_work, enetc_rx_dim_work).
   c->dim->acknowledge();
-  if (dim_driver_ == DimDriver::enetc) {
+  if (dim_driver_ == DimGlue::enetc) {
     // enetc_rx_dim_work / enetc_tx_dim_work: v->rx_ictt = enetc_usecs_to_cycles(moder.usec),
     // nothing written to the device; moder.pkts is not used.
     c->stored_usecs = d.profile.usec;

@@ -24,7 +24,6 @@
 #include "irqmod/policy/coalesce.hpp"
 #include "irqmod/policy/dim.hpp"
 #include "irqmod/policy/lli.hpp"
-#include "irqmod/sim/scenario.hpp"
 #include "irqmod/time.hpp"
 
 namespace irqmod::sim {
@@ -49,9 +48,12 @@ struct DimCounters {
 //   enetc  enetc_net_dim (seed 001's patch v1): v->comp_cnt++ at every completion is the event
 //          count of both; Rx is sampled only if a poll since the last completion cleaned Rx
 //          frames (v->rx_napi_work), Tx only if one cleaned Tx completions (v->tx_napi_work)
+// The driver's net_dim glue (nic.dim-driver; policy_config maps the key).
+enum class DimGlue : std::uint8_t { mlx5, enetc };
+
 class DimFeed {
  public:
-  explicit DimFeed(DimDriver driver) : driver_(driver) {}
+  explicit DimFeed(DimGlue driver) : driver_(driver) {}
 
   struct Samples {
     std::uint64_t events = 0;  // the samples' event counter
@@ -64,7 +66,7 @@ class DimFeed {
                             std::uint64_t tx_packets);
 
  private:
-  DimDriver driver_;
+  DimGlue driver_;
   std::uint64_t completions_ = 0;
   std::uint64_t rx_at_completion_ = 0;  // rx_packets at the last completion
   std::uint64_t tx_at_completion_ = 0;
@@ -80,7 +82,7 @@ struct ModeratorConfig {
   coalesce::Settings coalesce{};   // Kind::coalesce: the pairs (with net_dim: its first profile)
   std::optional<dim::NetDim> dim;  // Kind::coalesce: net_dim in front of the coalescer
   std::optional<lli::Config> lli;  // Kind::lli: a validated configuration (lli::make_config)
-  DimDriver dim_driver = DimDriver::mlx5;  // nic.dim-driver: when a new profile is written
+  DimGlue dim_driver = DimGlue::mlx5;  // nic.dim-driver: when a new profile is written
 };
 
 class Moderator {
@@ -161,7 +163,7 @@ class Moderator {
   }
 
   std::variant<Immediate, Coalescing, LowLatency> state_;
-  DimDriver dim_driver_;
+  DimGlue dim_driver_;
 };
 
 }  // namespace irqmod::sim

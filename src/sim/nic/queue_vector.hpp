@@ -38,7 +38,7 @@ struct QueueVectorConfig {
   napi::DriverConfig driver{};
   ModeratorConfig rx_moderation{};
   ModeratorConfig tx_moderation{};
-  DimDriver dim_driver = DimDriver::mlx5;  // nic.dim-driver: which completed polls feed net_dim
+  DimGlue dim_driver = DimGlue::mlx5;  // nic.dim-driver: which completed polls feed net_dim
   bool clears_cause = false;               // nic.clean-clears-cause
   RingCleanConfig clean{};
   NapiSettings napi{};
