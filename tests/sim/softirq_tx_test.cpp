@@ -6,8 +6,8 @@
 
 #include "irqmod/sim/random.hpp"
 #include "sim/cpu/core.hpp"
-#include "sim/nic/peers.hpp"
 #include "sim/host/stack.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {

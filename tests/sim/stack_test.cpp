@@ -13,8 +13,8 @@
 #include "irqmod/sim/link.hpp"
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/traffic.hpp"
-#include "sim/nic/peers.hpp"
 #include "sim/host/socket.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
 

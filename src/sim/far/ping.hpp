@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "irqmod/sim/ring.hpp"
-#include "sim/nic/peers.hpp"
 #include "sim/far/wire.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "irqmod/sim/link.hpp"
-#include "sim/nic/peers.hpp"
 #include "sim/net/tcp_path.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"
 

@@ -10,10 +10,10 @@
 #include <deque>
 #include <vector>
 
-#include "sim/nic/peers.hpp"
 #include "sim/far/wire.hpp"
 #include "sim/net/tcp_path.hpp"
 #include "sim/net/tcp_receiver.hpp"
+#include "sim/nic/peers.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"
 

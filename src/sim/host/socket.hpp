@@ -62,11 +62,10 @@ class Socket {
   }
   // This socket's send buffer as the Tx queues hold it.
   SendOwner send_owner() {
-    return SendOwner{
-        [](void* self, std::uint32_t frame_bytes) {
-          static_cast<Socket*>(self)->release_send(frame_bytes);
-        },
-        this};
+    return SendOwner{[](void* self, std::uint32_t frame_bytes) {
+                       static_cast<Socket*>(self)->release_send(frame_bytes);
+                     },
+                     this};
   }
   bool send_blocked() const { return send_blocked_ != 0; }
   std::uint64_t send_bytes() const { return wmem_; }

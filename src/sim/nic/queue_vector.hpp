@@ -39,7 +39,7 @@ struct QueueVectorConfig {
   ModeratorConfig rx_moderation{};
   ModeratorConfig tx_moderation{};
   DimGlue dim_driver = DimGlue::mlx5;  // nic.dim-driver: which completed polls feed net_dim
-  bool clears_cause = false;               // nic.clean-clears-cause
+  bool clears_cause = false;           // nic.clean-clears-cause
   RingCleanConfig clean{};
   NapiSettings napi{};
 };
