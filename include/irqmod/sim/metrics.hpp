@@ -2,7 +2,9 @@
 // and context kind, drops by reason, the conservation check, and the report in text (with
 // sockperf's summary lines), JSON and CSV.
 //
-// Counters are plain arrays sized at set-up; counting never allocates.
+// Counters are plain members and arrays sized at set-up; counting never allocates. Each section
+// of plain counters has a table beside its struct (counter_table.hpp): its entries are what the
+// report subtracts at the warm-up and prints, in the order they print.
 #pragma once
 
 #include <array>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "irqmod/error.hpp"
+#include "irqmod/sim/counter_table.hpp"
 #include "irqmod/sim/histogram.hpp"
 #include "irqmod/time.hpp"
 
@@ -128,6 +131,18 @@ struct SockperfOptions {
   // apply, and the dropped-messages line points at the frames' drops instead of saying 0.
   bool one_way = false;
 };
+// sockperf's message counters: its second line (after "sockperf: "); not in the JSON.
+inline constexpr Counter<SockperfOptions> kSockperfMessageEntries[] = {
+    {"dropped", at<&SockperfOptions::dropped>, Unit::count, Warmup::subtract},
+    {"duplicated", at<&SockperfOptions::duplicated>, Unit::count, Warmup::subtract},
+    {"out_of_order", at<&SockperfOptions::out_of_order>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<SockperfOptions> kSockperfMessages{
+    "",
+    "# dropped messages = {dropped}; # duplicated messages = {duplicated}; # out-of-order "
+    "messages = {out_of_order}\n",
+    kSockperfMessageEntries};
+
 std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOptions& options = {});
 
 // ns as microseconds with exactly three decimals ("45.633"), right-aligned in `width`.
@@ -147,13 +162,58 @@ struct QueueCounters {
   // no timer (before 58e2330bd455): the queue waits for the next busy poll.
   std::uint64_t released_without_timer = 0;
 };
+namespace detail {
+inline bool tx_vector_of_its_own(const QueueCounters& q) {
+  return q.tx_vector && *q.tx_vector != q.rx_vector;
+}
+}  // namespace detail
+inline constexpr Counter<QueueCounters> kQueueCounterEntries[] = {
+    {"rx_vector", at<&QueueCounters::rx_vector>, Unit::id, Warmup::keep},
+    {"irq_core", at<&QueueCounters::irq_core>, Unit::id, Warmup::keep},
+    // The text names a Tx vector only when it is not the Rx one.
+    {.name = "tx_vector",
+     .at = at<&QueueCounters::tx_vector>,
+     .unit = Unit::id,
+     .warmup = Warmup::keep,
+     .shown = detail::tx_vector_of_its_own},
+    {"rx_frames", at<&QueueCounters::rx_frames>, Unit::count, Warmup::subtract},
+    {"rx_dropped", at<&QueueCounters::rx_dropped>, Unit::count, Warmup::subtract},
+    {"rx_cleaned", at<&QueueCounters::rx_cleaned>, Unit::count, Warmup::subtract},
+    {"tx_frames", at<&QueueCounters::tx_frames>, Unit::count, Warmup::subtract},
+    {"sw_interrupts", at<&QueueCounters::sw_interrupts>, Unit::count, Warmup::subtract},
+    {"released_without_timer", at<&QueueCounters::released_without_timer>, Unit::count,
+     Warmup::subtract},
+};
+inline constexpr CounterTable<QueueCounters> kQueueCounters{
+    "queues",
+    "queue {#} (vector {rx_vector} on cpu {irq_core}[, Tx vector {tx_vector}]): rx {rx_frames} "
+    "frames, {rx_dropped} dropped, {rx_cleaned} cleaned; tx {tx_frames} frames[; {sw_interrupts} "
+    "software interrupts][; {released_without_timer} busy-poll exits left it masked with no timer "
+    "(fixed by 58e2330bd455)]\n",
+    kQueueCounterEntries, "queue"};
 
-// One Tx queue of a router's egress port (nic.ports = 2).
+// One Tx queue of a router's egress port (nic.ports = 2), or beyond the queue pairs.
 struct EgressQueueCounters {
   std::optional<std::uint32_t> tx_vector;  // the vector its completions raise (tx-interrupts)
   std::uint64_t tx_frames = 0;             // forwarded frames sent on it
   std::uint64_t dropped = 0;               // forwarded frames its ring and qdisc had no room for
 };
+inline constexpr Counter<EgressQueueCounters> kEgressQueueCounterEntries[] = {
+    {"tx_vector", at<&EgressQueueCounters::tx_vector>, Unit::id, Warmup::keep},
+    {"tx_frames", at<&EgressQueueCounters::tx_frames>, Unit::count, Warmup::subtract},
+    {"dropped", at<&EgressQueueCounters::dropped>, Unit::count, Warmup::subtract},
+};
+// Tx queues beyond the pairs (nic.tx-queues), numbered after them.
+inline constexpr CounterTable<EgressQueueCounters> kTxOnlyQueueCounters{
+    "tx_only_queues",
+    "tx queue {#}[ (vector {tx_vector})]: tx {tx_frames} frames, {dropped} dropped\n",
+    kEgressQueueCounterEntries, "queue"};
+// Port 1's queues (a router).
+inline constexpr CounterTable<EgressQueueCounters> kEgressQueueCounters{
+    "egress_queues",
+    "port 1 queue {#}[ (Tx vector {tx_vector})]: tx {tx_frames} forwarded frames, {dropped} "
+    "dropped\n",
+    kEgressQueueCounterEntries, "queue"};
 
 // A NAPI context's kernel thread (napi.threaded): "napi/<dev>-<napi id>" in ps.
 struct NapiThreadCounters {
@@ -163,6 +223,18 @@ struct NapiThreadCounters {
   std::uint64_t polls = 0;    // polls it ran
   std::uint64_t yields = 0;   // cond_resched calls that gave the core to another thread
 };
+inline constexpr Counter<NapiThreadCounters> kNapiThreadCounterEntries[] = {
+    {"napi_id", at<&NapiThreadCounters::napi_id>, Unit::id, Warmup::keep},
+    {"core", at<&NapiThreadCounters::core>, Unit::id, Warmup::keep},
+    {"wakeups", at<&NapiThreadCounters::wakeups>, Unit::count, Warmup::subtract},
+    {"polls", at<&NapiThreadCounters::polls>, Unit::count, Warmup::subtract},
+    {"yields", at<&NapiThreadCounters::yields>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<NapiThreadCounters> kNapiThreadCounters{
+    "napi_threads",
+    "napi thread napi/eth0-{napi_id} (cpu {core}): {wakeups} wake-ups, {polls} polls, {yields} "
+    "yields to other threads\n",
+    kNapiThreadCounterEntries};
 
 // OpenBSD's MCLGETI watermark over the run (nic.refill = "mclgeti").
 struct MclgetiCounters {
@@ -175,6 +247,19 @@ struct MclgetiCounters {
     return over > Duration::zero() ? cwm_area * 1e9 / static_cast<double>(over.count()) : 0;
   }
 };
+inline constexpr Counter<MclgetiCounters> kMclgetiCounterEntries[] = {
+    {"livelocks", at<&MclgetiCounters::livelocks>, Unit::count, Warmup::subtract},
+    {"cwm_mean", at<&MclgetiCounters::cwm_area>, Unit::area, Warmup::subtract, Form::mean},
+    // The extremes start again at the warm-up's end (Mclgeti::restart_extremes).
+    {"cwm_min", at<&MclgetiCounters::cwm_min>, Unit::level, Warmup::restart},
+    {"cwm_max", at<&MclgetiCounters::cwm_max>, Unit::level, Warmup::restart},
+    {"cwm_end", at<&MclgetiCounters::cwm_end>, Unit::level, Warmup::keep},
+};
+inline constexpr CounterTable<MclgetiCounters> kMclgetiCounters{
+    "mclgeti",
+    "mclgeti: watermark {cwm_mean} clusters on average ({cwm_min} to {cwm_max}, {cwm_end} at the "
+    "end); {livelocks} livelocks\n",
+    kMclgetiCounterEntries};
 
 // A search over the offered rate (search.kind): what it found. The report is that rate's run.
 struct SearchResult {
@@ -182,6 +267,18 @@ struct SearchResult {
   std::uint64_t lost_rate = 0;  // the lowest rate tried that lost frames (0: none did)
   std::uint32_t trials = 0;     // runs made
 };
+// Set after the runs (the warm-up's subtraction never finds it), so the warm-up rules below are
+// what they would be. JSON: after "kind": "rfc2544".
+inline constexpr Counter<SearchResult> kSearchResultEntries[] = {
+    {"rate", at<&SearchResult::rate>, Unit::level, Warmup::keep},
+    {"lost_rate", at<&SearchResult::lost_rate>, Unit::level, Warmup::keep},
+    {"trials", at<&SearchResult::trials>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<SearchResult> kSearchResult{
+    "search",
+    "search: RFC 2544 throughput {rate} frames/s without loss[ ({lost_rate} lost frames)], "
+    "{trials} trials; this run is at that rate\n",
+    kSearchResultEntries};
 
 // Seed 002's AF_XDP model ([xdp]): what the socket, the driver and the application did.
 struct XdpCounters {
@@ -195,6 +292,24 @@ struct XdpCounters {
   std::uint64_t tx_interrupts = 0;  // interrupts raised by the Tx completion cause
   std::uint64_t tx_unfinished = 0;  // polls that left Tx not done (i40e_clean_xdp_tx_irq false)
 };
+inline constexpr Counter<XdpCounters> kXdpCounterEntries[] = {
+    {"redirected", at<&XdpCounters::redirected>, Unit::count, Warmup::subtract},
+    {"sent", at<&XdpCounters::sent>, Unit::count, Warmup::subtract},
+    {"refill_misses", at<&XdpCounters::refill_misses>, Unit::count, Warmup::subtract},
+    {"kicks", at<&XdpCounters::kicks>, Unit::count, Warmup::subtract},
+    {"syscalls", at<&XdpCounters::syscalls>, Unit::count, Warmup::subtract},
+    {"sleeps", at<&XdpCounters::sleeps>, Unit::count, Warmup::subtract},
+    {"busy_polls", at<&XdpCounters::busy_polls>, Unit::count, Warmup::subtract},
+    {"tx_interrupts", at<&XdpCounters::tx_interrupts>, Unit::count, Warmup::subtract},
+    {"tx_unfinished", at<&XdpCounters::tx_unfinished>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<XdpCounters> kXdpCounters{
+    "af_xdp",
+    "af_xdp: {redirected} frames redirected to the socket, {sent} sent; {refill_misses} polls "
+    "found the fill ring short, {kicks} wake-ups; application: {syscalls} system calls, {sleeps} "
+    "sleeps; {busy_polls} busy polls; {tx_interrupts} Tx completion interrupts, {tx_unfinished} "
+    "polls left Tx not done\n",
+    kXdpCounterEntries};
 
 // Seed 003's storage model ([storage]): I/Os and how their completions reached the CPU.
 struct StorageCounters {
@@ -211,18 +326,69 @@ struct StorageCounters {
                                           // an MSI posted between pi_clear_on and the final scan
   std::uint64_t submit_calls = 0;         // io_uring_enter calls of the submitting threads
 };
+inline constexpr Counter<StorageCounters> kStorageCounterEntries[] = {
+    {"submitted", at<&StorageCounters::submitted>, Unit::count, Warmup::subtract},
+    {.name = "completed",
+     .at = at<&StorageCounters::completed>,
+     .unit = Unit::count,
+     .warmup = Warmup::subtract,
+     .rate = "iops"},
+    {.name = "device_msis",
+     .at = at<&StorageCounters::device_msis>,
+     .unit = Unit::count,
+     .warmup = Warmup::subtract,
+     .rate = "device_msis_per_second"},
+    {.name = "cpu_interrupts",
+     .at = at<&StorageCounters::cpu_interrupts>,
+     .unit = Unit::count,
+     .warmup = Warmup::subtract,
+     .rate = "cpu_interrupts_per_second"},
+    {.name = "notifications",
+     .at = at<&StorageCounters::notifications>,
+     .unit = Unit::count,
+     .warmup = Warmup::subtract,
+     .rate = "notifications_per_second"},
+    {"handler_calls", at<&StorageCounters::handler_calls>, Unit::count, Warmup::subtract},
+    {"empty_calls", at<&StorageCounters::empty_calls>, Unit::count, Warmup::subtract},
+    {"merged", at<&StorageCounters::merged>, Unit::count, Warmup::subtract},
+    {"pir_scans", at<&StorageCounters::pir_scans>, Unit::count, Warmup::subtract},
+    {"empty_notifications", at<&StorageCounters::empty_notifications>, Unit::count,
+     Warmup::subtract},
+    {"submit_calls", at<&StorageCounters::submit_calls>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<StorageCounters> kStorageCounters{
+    "storage",
+    "storage: {completed/s} IOPS ({completed} completed of {submitted} submitted, {submit_calls} "
+    "io_uring_enter calls); device MSIs {device_msis/s}/s, CPU interrupts {cpu_interrupts/s}/s, "
+    "notifications {notifications/s}/s; handler calls {handler_calls/s}/s ({empty_calls} empty), "
+    "merged MSIs {merged}, PIR scans {pir_scans}, empty notifications {empty_notifications}\n",
+    kStorageCounterEntries};
 
 // What one core handled, beside its CPU time.
 struct CoreCounters {
   std::uint64_t interrupts = 0;  // hard interrupts taken: device vectors and NAPI timers
   std::uint64_t polls = 0;       // NAPI polls run here: NET_RX, ksoftirqd and busy polling
 };
+// The end of the core's cpu line, and fields of its JSON object after its CPU time.
+inline constexpr Counter<CoreCounters> kCoreCounterEntries[] = {
+    {"interrupts", at<&CoreCounters::interrupts>, Unit::count, Warmup::subtract},
+    {"polls", at<&CoreCounters::polls>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<CoreCounters> kCoreCounters{
+    "", "; {interrupts} interrupts, {polls} polls", kCoreCounterEntries};
 
 // The host's TCP streams both ways (reported when a flow has traffic.kind = "tcp-stream").
 struct TcpCounters {
   std::uint64_t received_bytes = 0;  // payload the host's connections received in order
   std::uint64_t sent_bytes = 0;      // payload the host sent that the peer acknowledged
 };
+inline constexpr Counter<TcpCounters> kTcpCounterEntries[] = {
+    {"received_bytes", at<&TcpCounters::received_bytes>, Unit::bytes, Warmup::subtract},
+    {"sent_bytes", at<&TcpCounters::sent_bytes>, Unit::bytes, Warmup::subtract},
+};
+inline constexpr CounterTable<TcpCounters> kTcpCounters{
+    "tcp", "tcp goodput: in {received_bytes/s} bit/s, out {sent_bytes/s} bit/s\n",
+    kTcpCounterEntries};
 
 // ping's view of ICMP echo (traffic.kind = "ping"): each round trip, from the request's send
 // (ping's sendmsg on the peer) to the reply's last bit back there.
@@ -231,6 +397,56 @@ struct PingReport {
   std::uint64_t sent = 0;  // echo requests sent
   std::uint64_t lost = 0;  // requests or replies dropped on the host
 };
+namespace detail {
+// What the ping table reads from the round trips' histogram, and when the text shows them.
+inline CounterValue ping_answered(const PingReport& p) {
+  return CounterValue{p.rtt.count()};
+}
+inline CounterValue ping_rtt_min(const PingReport& p) {
+  return CounterValue{static_cast<std::uint64_t>(p.rtt.min())};
+}
+inline CounterValue ping_rtt_max(const PingReport& p) {
+  return CounterValue{static_cast<std::uint64_t>(p.rtt.max())};
+}
+template <std::uint32_t PartsPer100000>
+CounterValue ping_rtt(const PingReport& p) {
+  return CounterValue{static_cast<std::uint64_t>(p.rtt.percentile(PartsPer100000))};
+}
+inline bool ping_any_answered(const PingReport& p) {
+  return p.rtt.count() > 0;
+}
+}  // namespace detail
+// The round trips' histogram starts again at the warm-up's end (run_setup.hpp's WarmupMark).
+inline constexpr Counter<PingReport> kPingEntries[] = {
+    {"sent", at<&PingReport::sent>, Unit::count, Warmup::subtract},
+    {"answered", computed(detail::ping_answered), Unit::count, Warmup::restart},
+    {"lost", at<&PingReport::lost>, Unit::count, Warmup::subtract},
+    {.name = "rtt_min_ns",
+     .at = computed(detail::ping_rtt_min),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::ping_any_answered},
+    {.name = "rtt_p50_ns",
+     .at = computed(detail::ping_rtt<50'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::ping_any_answered},
+    {.name = "rtt_p99_ns",
+     .at = computed(detail::ping_rtt<99'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::ping_any_answered},
+    {.name = "rtt_max_ns",
+     .at = computed(detail::ping_rtt_max),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::ping_any_answered},
+};
+inline constexpr CounterTable<PingReport> kPing{
+    "ping",
+    "ping: {sent} sent, {answered} answered, {lost} lost[; rtt min {rtt_min_ns} p50 {rtt_p50_ns} "
+    "p99 {rtt_p99_ns} max {rtt_max_ns} us]\n",
+    kPingEntries};
 
 // A kernel switch in effect when the scenario names its kernel (irqmod/napi/kernel.hpp).
 struct KernelSetting {
@@ -284,6 +500,42 @@ struct RunReport {
   std::string kernel_driver;                        // nic.driver: whose rows it applied
   std::vector<KernelSetting> kernel_settings;       // its switches, when set
 };
+
+// The report's own counters, each section a table over RunReport.
+// The delivered frames as rates: JSON "throughput", the text's throughput line, the CSV.
+inline constexpr Counter<RunReport> kThroughputEntries[] = {
+    {.name = "pps",
+     .at = at<&RunReport::delivered_packets>,
+     .unit = Unit::count,
+     .warmup = Warmup::subtract,
+     .form = Form::per_second,
+     .csv = "pps"},
+    {.name = "bps",
+     .at = at<&RunReport::delivered_bytes>,
+     .unit = Unit::bytes,
+     .warmup = Warmup::subtract,
+     .form = Form::per_second,
+     .csv = "bps"},
+};
+inline constexpr CounterTable<RunReport> kThroughput{
+    "throughput", "throughput: {pps} pps, {bps} bit/s\n", kThroughputEntries};
+// Printed when there are any (JSON: fields of the report).
+inline constexpr Counter<RunReport> kStrandedFrameEntries[] = {
+    {"stranded_frames", at<&RunReport::stranded_frames>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<RunReport> kStrandedFrames{
+    "",
+    "stranded frames: {stranded_frames} (left in a ring, unsignalled, when a poll re-enabled its "
+    "interrupt)\n",
+    kStrandedFrameEntries};
+// Printed when a loss probe was sent (JSON: fields of the report).
+inline constexpr Counter<RunReport> kLossProbeEntries[] = {
+    {"tcp_loss_probes", at<&RunReport::tcp_loss_probes>, Unit::count, Warmup::subtract},
+    {"probe_answers", at<&RunReport::probe_answers>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<RunReport> kLossProbes{
+    "", "tcp loss probes: {tcp_loss_probes}; replies that waited for one: {probe_answers}\n",
+    kLossProbeEntries};
 
 // Counters, CPU time and latency since the warm-up ended: `report` at the end of the run less
 // `at_warmup`, a copy taken when the warm-up ended (whose latency histogram was then cleared).
