@@ -5,6 +5,8 @@
 #pragma once
 
 #include "irqmod/sim/metrics.hpp"
+#include "sim/storage/storage_report.hpp"
+#include "sim/xdp/xdp_report.hpp"
 
 namespace irqmod::sim {
 

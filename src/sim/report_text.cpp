@@ -4,6 +4,8 @@
 
 #include "irqmod/sim/metrics.hpp"
 #include "sim/report_format.hpp"
+#include "sim/storage/storage_report.hpp"
+#include "sim/xdp/xdp_report.hpp"
 
 namespace irqmod::sim {
 namespace {

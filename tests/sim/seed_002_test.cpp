@@ -19,6 +19,7 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/xdp/xdp_report.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -200,7 +201,7 @@ TEST(seed_002, runs_are_deterministic_and_pinned) {
       variant_of("002-afxdp.toml", "busypoll-1-y-txpush", {"scenario.duration=10ms"});
   const RunReport tx = run(t);
   ASSERT_TRUE(tx.xdp);
-  EXPECT_EQ(tx.xdp->tx_interrupts, 200U);
+  EXPECT_EQ(tx.xdp->queue.tx_interrupts, 200U);
   EXPECT_EQ(tx.delivered_packets, 236032U);
 }
 

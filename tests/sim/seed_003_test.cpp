@@ -29,6 +29,7 @@
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
 #include "sim/shared_runs.hpp"
+#include "sim/storage/storage_report.hpp"
 
 namespace irqmod::sim {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/storage/storage_report.hpp"
 
 namespace irqmod::sim {
 namespace {

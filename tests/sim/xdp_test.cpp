@@ -10,6 +10,7 @@
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/xdp/xdp_report.hpp"
 #include "sim/xdp/xsk.hpp"
 
 namespace irqmod::sim {
@@ -158,7 +159,7 @@ TEST(xdp, the_off_affinity_branch_hands_a_full_busy_poll_back_to_the_interrupts_
   EXPECT_GT(branch.delivered_packets, none.delivered_packets + none.delivered_packets / 5);
   // The context stays with core 0's softirq: the application's busy loop rarely owns it.
   ASSERT_TRUE(branch.xdp && none.xdp);
-  EXPECT_LT(10 * branch.xdp->busy_polls, none.xdp->busy_polls);
+  EXPECT_LT(10 * branch.xdp->napi.busy_polls, none.xdp->napi.busy_polls);
   // On one core every poll is on the vector's core: the branch never fires.
   EXPECT_EQ(delivered(with(kOneCore, l2fwd)),
             delivered(with(kOneCore, with(l2fwd, {"nic.off-affinity-force-wb=false"}))));
@@ -174,23 +175,23 @@ TEST(xdp, a_completed_rs_descriptor_raises_the_tx_interrupt_through_the_tx_itr) 
   const RunReport on = run(bp);
   const RunReport off = run(with(bp, {"nic.xdp-tx-irq=false"}));
   ASSERT_TRUE(on.xdp && off.xdp);
-  EXPECT_EQ(off.xdp->tx_interrupts, 0U);
+  EXPECT_EQ(off.xdp->queue.tx_interrupts, 0U);
   EXPECT_EQ(off.interrupts.total(), 0U);
   // One per 50 us (the schema's tx-usecs, I40E_ITR_20K) over 20 ms, the first at once.
-  EXPECT_EQ(on.xdp->tx_interrupts, 400U);
+  EXPECT_EQ(on.xdp->queue.tx_interrupts, 400U);
   EXPECT_EQ(on.interrupts.total(), 400U);
   EXPECT_LT(on.delivered_packets, off.delivered_packets);
   // Tx's own interval: 20 us gives 2.5 times as many; Rx's does not throttle it.
   const RunReport fast = run(with(bp, {"nic.tx-usecs=20"}));
   ASSERT_TRUE(fast.xdp);
-  EXPECT_EQ(fast.xdp->tx_interrupts, 1000U);
+  EXPECT_EQ(fast.xdp->queue.tx_interrupts, 1000U);
   const RunReport rx_itr = run(with(bp, {"nic.rx-usecs=200"}));
   ASSERT_TRUE(rx_itr.xdp);
-  EXPECT_EQ(rx_itr.xdp->tx_interrupts, 400U);
+  EXPECT_EQ(rx_itr.xdp->queue.tx_interrupts, 400U);
   // No interrupt on the context (xdp.irqs = false): no Tx cause either.
   const RunReport none = run(with(bp, {"xdp.irqs=false"}));
   ASSERT_TRUE(none.xdp);
-  EXPECT_EQ(none.xdp->tx_interrupts, 0U);
+  EXPECT_EQ(none.xdp->queue.tx_interrupts, 0U);
 }
 
 // The RS completion times are kept in a ring of nic.tx-ring entries (one per descriptor on the
@@ -205,9 +206,9 @@ TEST(xdp, the_tx_cause_keeps_its_completions_within_the_smallest_rings) {
         const RunReport r = run(with(
             cores, {"xdp.app=txpush", ring, method, "nic.tx-usecs=1", "scenario.duration=2ms"}));
         ASSERT_TRUE(r.xdp);
-        EXPECT_GT(r.xdp->sent, 0U) << ring << " " << method << " " << cores.size();
+        EXPECT_GT(r.xdp->queue.sent, 0U) << ring << " " << method << " " << cores.size();
         if (std::string(method) == "xdp.method=busypoll") {
-          EXPECT_GT(r.xdp->tx_interrupts, 0U) << ring << " " << cores.size();
+          EXPECT_GT(r.xdp->queue.tx_interrupts, 0U) << ring << " " << cores.size();
         }
       }
     }
@@ -217,7 +218,7 @@ TEST(xdp, the_tx_cause_keeps_its_completions_within_the_smallest_rings) {
   const RunReport slow = run(
       {"xdp.app=txpush", "link.speed=1G", "nic.tx-ring=4", "xdp.batch=1", "scenario.duration=2ms"});
   ASSERT_TRUE(slow.xdp);
-  EXPECT_GT(slow.xdp->sent, 2000U);  // 1 Gbit/s of 64-byte frames: ~1.49 Mpps, ~2976 in 2 ms
+  EXPECT_GT(slow.xdp->queue.sent, 2000U);  // 1 Gbit/s of 64-byte frames: ~1.49 Mpps, ~2976 in 2 ms
 }
 
 // i40e_clean_xdp_tx_irq's budget (nic.xdp-tx-clean-budget, vsi->work_limit 256 on the platform)
@@ -230,8 +231,8 @@ TEST(xdp, the_tx_clean_budget_and_its_not_done_answer_change_the_driver) {
   const RunReport seed = run(push);
   const RunReport small = run(with(push, {"nic.xdp-tx-clean-budget=32"}));
   ASSERT_TRUE(seed.xdp && small.xdp);
-  EXPECT_EQ(seed.xdp->tx_unfinished, 0U);
-  EXPECT_GT(small.xdp->tx_unfinished, 0U);
+  EXPECT_EQ(seed.xdp->queue.tx_unfinished, 0U);
+  EXPECT_GT(small.xdp->queue.tx_unfinished, 0U);
   EXPECT_LT(small.delivered_packets, seed.delivered_packets);
   EXPECT_EQ(delivered(with(push, {"nic.xdp-tx-clean-budget=0"})), seed.delivered_packets);
   const auto completes =
@@ -241,14 +242,14 @@ TEST(xdp, the_tx_clean_budget_and_its_not_done_answer_change_the_driver) {
   // descriptor first): 2 cores, the driver the bottleneck, a 64-descriptor ring.
   const RunReport ring = run({"xdp.app=txpush", "nic.tx-ring=64", "nic.xdp-tx-clean-budget=0"});
   ASSERT_TRUE(ring.xdp);
-  EXPECT_GT(ring.xdp->tx_unfinished, 0U);
+  EXPECT_GT(ring.xdp->queue.tx_unfinished, 0U);
   // A loop that runs out of frames after budget - 1 of them leaves the unsigned count at 0: "not
   // done" too. One core, 64-frame batches: every poll sends 64, not done at a budget of 65 only.
   const RunReport one_short = run(with(push, {"xdp.tx-budget=65"}));
   const RunReport two_short = run(with(push, {"xdp.tx-budget=66"}));
   ASSERT_TRUE(one_short.xdp && two_short.xdp);
-  EXPECT_GT(one_short.xdp->tx_unfinished, 0U);
-  EXPECT_EQ(two_short.xdp->tx_unfinished, 0U);
+  EXPECT_GT(one_short.xdp->queue.tx_unfinished, 0U);
+  EXPECT_EQ(two_short.xdp->queue.tx_unfinished, 0U);
 }
 
 // The RFC's xdpsock (patch 7/7): in busypoll it never calls sendto() and its poll() has a 0
@@ -257,15 +258,15 @@ TEST(xdp, the_tx_clean_budget_and_its_not_done_answer_change_the_driver) {
 TEST(xdp, the_rfcs_busy_poll_sample_makes_no_sendto_and_never_sleeps) {
   const RunReport push = run(with(kOneCore, {"xdp.app=txpush", "xdp.method=busypoll"}));
   ASSERT_TRUE(push.xdp);
-  EXPECT_EQ(push.xdp->kicks, 0U);
-  EXPECT_EQ(push.xdp->sleeps, 0U);
+  EXPECT_EQ(push.xdp->queue.kicks, 0U);
+  EXPECT_EQ(push.xdp->app.sleeps, 0U);
   const RunReport poll = run(with(kOneCore, {"xdp.app=txpush", "xdp.method=poll"}));
   ASSERT_TRUE(poll.xdp);
-  EXPECT_GT(poll.xdp->kicks, 0U);  // -p without busy polling still kicks Tx with sendto()
+  EXPECT_GT(poll.xdp->queue.kicks, 0U);  // -p without busy polling still kicks Tx with sendto()
   for (const auto& cores : {std::vector<std::string>{}, kOneCore}) {
     const RunReport fwd = run(with(cores, {"xdp.app=l2fwd", "xdp.method=busypoll"}));
     ASSERT_TRUE(fwd.xdp);
-    EXPECT_EQ(fwd.xdp->sleeps, 0U) << cores.size();
+    EXPECT_EQ(fwd.xdp->app.sleeps, 0U) << cores.size();
   }
 }
 

@@ -19,6 +19,7 @@
 #include "irqmod/error.hpp"
 #include "irqmod/sim/counter_table.hpp"
 #include "irqmod/sim/histogram.hpp"
+#include "irqmod/sim/optional_section.hpp"
 #include "irqmod/time.hpp"
 
 namespace irqmod::sim {
@@ -280,89 +281,12 @@ inline constexpr CounterTable<SearchResult> kSearchResult{
     "{trials} trials; this run is at that rate\n",
     kSearchResultEntries};
 
-// Seed 002's AF_XDP model ([xdp]): what the socket, the driver and the application did.
-struct XdpCounters {
-  std::uint64_t redirected = 0;     // frames the XDP program put on the socket's Rx ring
-  std::uint64_t sent = 0;           // frames the driver put on the NIC's Tx ring
-  std::uint64_t refill_misses = 0;  // polls that found the fill ring short (need_wakeup set)
-  std::uint64_t kicks = 0;          // ndo_xsk_wakeup calls from system calls
-  std::uint64_t syscalls = 0;       // the application's poll(), sendto(), recvfrom()
-  std::uint64_t sleeps = 0;         // poll() calls that slept
-  std::uint64_t busy_polls = 0;     // busy-poll iterations that polled the context
-  std::uint64_t tx_interrupts = 0;  // interrupts raised by the Tx completion cause
-  std::uint64_t tx_unfinished = 0;  // polls that left Tx not done (i40e_clean_xdp_tx_irq false)
-};
-inline constexpr Counter<XdpCounters> kXdpCounterEntries[] = {
-    {"redirected", at<&XdpCounters::redirected>, Unit::count, Warmup::subtract},
-    {"sent", at<&XdpCounters::sent>, Unit::count, Warmup::subtract},
-    {"refill_misses", at<&XdpCounters::refill_misses>, Unit::count, Warmup::subtract},
-    {"kicks", at<&XdpCounters::kicks>, Unit::count, Warmup::subtract},
-    {"syscalls", at<&XdpCounters::syscalls>, Unit::count, Warmup::subtract},
-    {"sleeps", at<&XdpCounters::sleeps>, Unit::count, Warmup::subtract},
-    {"busy_polls", at<&XdpCounters::busy_polls>, Unit::count, Warmup::subtract},
-    {"tx_interrupts", at<&XdpCounters::tx_interrupts>, Unit::count, Warmup::subtract},
-    {"tx_unfinished", at<&XdpCounters::tx_unfinished>, Unit::count, Warmup::subtract},
-};
-inline constexpr CounterTable<XdpCounters> kXdpCounters{
-    "af_xdp",
-    "af_xdp: {redirected} frames redirected to the socket, {sent} sent; {refill_misses} polls "
-    "found the fill ring short, {kicks} wake-ups; application: {syscalls} system calls, {sleeps} "
-    "sleeps; {busy_polls} busy polls; {tx_interrupts} Tx completion interrupts, {tx_unfinished} "
-    "polls left Tx not done\n",
-    kXdpCounterEntries};
-
-// Seed 003's storage model ([storage]): I/Os and how their completions reached the CPU.
-struct StorageCounters {
-  std::uint64_t submitted = 0;       // I/Os handed to the drives (io_uring SQEs consumed)
-  std::uint64_t completed = 0;       // I/Os whose CQE the submitting thread reaped
-  std::uint64_t device_msis = 0;     // MSIs the drives sent (after NVMe interrupt aggregation)
-  std::uint64_t cpu_interrupts = 0;  // interrupts the cores took: vectors, or notifications
-  std::uint64_t notifications = 0;   // posted MSI notifications sent (storage.mode = posted-msi)
-  std::uint64_t handler_calls = 0;   // NVMe interrupt handler calls (one per vector delivery)
-  std::uint64_t merged = 0;          // MSIs whose vector was already pending (IRR or PIR bit)
-  std::uint64_t pir_scans = 0;       // PIR scans of the notification handler, final ones included
-  std::uint64_t empty_calls = 0;     // handler calls that found no CQE
-  std::uint64_t empty_notifications = 0;  // notifications whose scans found no vector: sent by
-                                          // an MSI posted between pi_clear_on and the final scan
-  std::uint64_t submit_calls = 0;         // io_uring_enter calls of the submitting threads
-};
-inline constexpr Counter<StorageCounters> kStorageCounterEntries[] = {
-    {"submitted", at<&StorageCounters::submitted>, Unit::count, Warmup::subtract},
-    {.name = "completed",
-     .at = at<&StorageCounters::completed>,
-     .unit = Unit::count,
-     .warmup = Warmup::subtract,
-     .rate = "iops"},
-    {.name = "device_msis",
-     .at = at<&StorageCounters::device_msis>,
-     .unit = Unit::count,
-     .warmup = Warmup::subtract,
-     .rate = "device_msis_per_second"},
-    {.name = "cpu_interrupts",
-     .at = at<&StorageCounters::cpu_interrupts>,
-     .unit = Unit::count,
-     .warmup = Warmup::subtract,
-     .rate = "cpu_interrupts_per_second"},
-    {.name = "notifications",
-     .at = at<&StorageCounters::notifications>,
-     .unit = Unit::count,
-     .warmup = Warmup::subtract,
-     .rate = "notifications_per_second"},
-    {"handler_calls", at<&StorageCounters::handler_calls>, Unit::count, Warmup::subtract},
-    {"empty_calls", at<&StorageCounters::empty_calls>, Unit::count, Warmup::subtract},
-    {"merged", at<&StorageCounters::merged>, Unit::count, Warmup::subtract},
-    {"pir_scans", at<&StorageCounters::pir_scans>, Unit::count, Warmup::subtract},
-    {"empty_notifications", at<&StorageCounters::empty_notifications>, Unit::count,
-     Warmup::subtract},
-    {"submit_calls", at<&StorageCounters::submit_calls>, Unit::count, Warmup::subtract},
-};
-inline constexpr CounterTable<StorageCounters> kStorageCounters{
-    "storage",
-    "storage: {completed/s} IOPS ({completed} completed of {submitted} submitted, {submit_calls} "
-    "io_uring_enter calls); device MSIs {device_msis/s}/s, CPU interrupts {cpu_interrupts/s}/s, "
-    "notifications {notifications/s}/s; handler calls {handler_calls/s}/s ({empty_calls} empty), "
-    "merged MSIs {merged}, PIR scans {pir_scans}, empty notifications {empty_notifications}\n",
-    kStorageCounterEntries};
+// The AF_XDP and storage sections' types are their models' own (src/sim/xdp/xdp_report.hpp,
+// src/sim/storage/storage_report.hpp), held here by name.
+struct XdpCounters;
+struct StorageCounters;
+extern template class OptionalSection<XdpCounters>;
+extern template class OptionalSection<StorageCounters>;
 
 // What one core handled, beside its CPU time.
 struct CoreCounters {
@@ -494,8 +418,8 @@ struct RunReport {
   std::optional<SearchResult> search;               // search.kind = "rfc2544" only
   std::optional<TcpCounters> tcp;                   // a "tcp-stream" flow only
   std::optional<PingReport> ping;                   // a "ping" flow only
-  std::optional<StorageCounters> storage;           // [storage] drives > 0 only
-  std::optional<XdpCounters> xdp;                   // [xdp] app set only
+  OptionalSection<StorageCounters> storage;         // [storage] drives > 0 only
+  OptionalSection<XdpCounters> xdp;                 // [xdp] app set only
   std::string kernel;                               // the scenario's `kernel`; empty: not set
   std::string kernel_driver;                        // nic.driver: whose rows it applied
   std::vector<KernelSetting> kernel_settings;       // its switches, when set

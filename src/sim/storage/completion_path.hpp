@@ -24,10 +24,10 @@
 
 #include "irqmod/policy/posted_msi.hpp"
 #include "irqmod/sim/distribution.hpp"
-#include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/storage/drive.hpp"
+#include "sim/storage/storage_report.hpp"
 
 namespace irqmod::sim {
 

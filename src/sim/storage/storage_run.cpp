@@ -11,6 +11,7 @@
 #include "sim/scenario_values.hpp"
 #include "sim/storage/completion_path.hpp"
 #include "sim/storage/drive.hpp"
+#include "sim/storage/storage_report.hpp"
 #include "sim/storage/submitter.hpp"
 #include "sim/world.hpp"
 

@@ -20,11 +20,11 @@
 #include <optional>
 
 #include "irqmod/sim/distribution.hpp"
-#include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/storage/completion_path.hpp"
 #include "sim/storage/drive.hpp"
+#include "sim/storage/storage_report.hpp"
 
 namespace irqmod::sim {
 

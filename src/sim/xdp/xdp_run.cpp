@@ -12,6 +12,7 @@
 #include "sim/cpu/scheduler.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/world.hpp"
+#include "sim/xdp/xdp_report.hpp"
 #include "sim/xdp/xdpsock.hpp"
 #include "sim/xdp/xsk.hpp"
 #include "sim/xdp/zc_queue.hpp"
@@ -229,15 +230,7 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
                                      std::to_string(tx_side) + " on the Tx side do not add up to " +
                                      std::to_string(x.frames) + " frames"};
   }
-  report.xdp = XdpCounters{qn.redirected,
-                           qn.sent,
-                           qn.refill_misses,
-                           qn.kicks,
-                           an.syscalls,
-                           an.sleeps,
-                           queue.napi().counters().busy_polls,
-                           qn.tx_interrupts,
-                           qn.tx_unfinished};
+  report.xdp.emplace(XdpCounters{qn, an, queue.napi().counters()});
   return std::move(report);
 }
 
