@@ -546,8 +546,8 @@ void Host::fill_report() const {
     c.rx_frames = rx_queues[q].arrived();
     c.rx_dropped = v.rx_dropped();
     c.rx_cleaned = v.rx_cleaned();
-    c.sw_interrupts = v.vector().counters().software;
-    c.released_without_timer = v.napi().counters().released_without_timer;
+    c.vector = v.vector().counters();
+    c.napi = v.napi().counters();
     c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
   }

@@ -263,7 +263,7 @@ TEST(counter_table, a_group_prints_only_when_its_counters_are_shown) {
   EXPECT_EQ(same.str(),
             "queue 0 (vector 3 on cpu 0): rx 0 frames, 0 dropped, 0 cleaned; tx 0 frames\n");
   q.tx_vector = 0;  // vector 0 is a vector: an id is shown when set, whatever its number
-  q.sw_interrupts = 2;
+  q.vector.software = 2;
   std::ostringstream own;
   write_row_text(own, kQueueCounters, q, seconds(1), 1);
   EXPECT_EQ(own.str(),

@@ -254,19 +254,20 @@ TEST(kernel, before_58e2330bd455_busy_poll_stop_leaves_the_queue_masked_with_no_
   const RunReport fixed = run(loaded(overloaded_busy_poller("kernel = \"6.18.34\"\n")));
   ASSERT_EQ(before.queues.size(), 1U);
   ASSERT_EQ(fixed.queues.size(), 1U);
-  EXPECT_GT(before.queues[0].released_without_timer, 10U);
-  EXPECT_EQ(fixed.queues[0].released_without_timer, 0U);
+  EXPECT_GT(before.queues[0].napi.released_without_timer, 10U);
+  EXPECT_EQ(fixed.queues[0].napi.released_without_timer, 0U);
   // The key on its own, without a kernel, does the same.
   const RunReport key =
       run(loaded(overloaded_busy_poller(""), {"napi.gro-timer-after-final-poll=true"}));
-  EXPECT_EQ(key.queues[0].released_without_timer, 0U);
+  EXPECT_EQ(key.queues[0].napi.released_without_timer, 0U);
   EXPECT_EQ(without_kernel(key), without_kernel(fixed));
   const RunReport unset = run(loaded(overloaded_busy_poller("")));
-  EXPECT_EQ(unset.queues[0].released_without_timer, before.queues[0].released_without_timer);
+  EXPECT_EQ(unset.queues[0].napi.released_without_timer,
+            before.queues[0].napi.released_without_timer);
   // PREEMPT_RT's soft watchdog closes the window on the same pre-fix kernel.
   const RunReport rt =
       run(loaded(overloaded_busy_poller("kernel = \"6.18\"\n"), {"napi.watchdog-in-softirq=true"}));
-  EXPECT_EQ(rt.queues[0].released_without_timer, 0U);
+  EXPECT_EQ(rt.queues[0].napi.released_without_timer, 0U);
   std::ostringstream text;
   write_text(text, before);
   EXPECT_NE(

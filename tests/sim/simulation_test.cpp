@@ -534,8 +534,8 @@ TEST(simulation, seed_000_ices_unthrottled_first_fix_storms_where_the_20k_thrott
   const RunReport storm = run(load_shipped(file, {"scenario.duration=200ms"}));
   const RunReport fixed =
       run(load_shipped(file, {"scenario.duration=200ms", "nic.swint-itr=50us"}));
-  const double storm_sw = static_cast<double>(storm.queues.at(0).sw_interrupts);
-  const double fixed_sw = static_cast<double>(fixed.queues.at(0).sw_interrupts);
+  const double storm_sw = static_cast<double>(storm.queues.at(0).vector.software);
+  const double fixed_sw = static_cast<double>(fixed.queues.at(0).vector.software);
   // The throttle holds the software interrupts under 20 000/s; without it every busy-poll exit
   // raises one: at least five times as many.
   EXPECT_LT(fixed_sw / 0.2, 20'000);

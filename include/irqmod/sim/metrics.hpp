@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "irqmod/error.hpp"
+#include "irqmod/napi/context.hpp"
+#include "irqmod/napi/vector.hpp"
 #include "irqmod/sim/counter_table.hpp"
 #include "irqmod/sim/histogram.hpp"
 #include "irqmod/sim/optional_section.hpp"
@@ -158,10 +160,10 @@ struct QueueCounters {
   std::uint64_t rx_dropped = 0;            // ... dropped there (ring full, no buffer)
   std::uint64_t rx_cleaned = 0;            // frames NAPI took from the ring
   std::uint64_t tx_frames = 0;             // frames sent on its Tx queue
-  std::uint64_t sw_interrupts = 0;  // its vector's interrupts raised by a software trigger alone
-  // busy_poll_stop's full final polls that released the context with its interrupt masked and
-  // no timer (before 58e2330bd455): the queue waits for the next busy poll.
-  std::uint64_t released_without_timer = 0;
+  // Copies of its vector's and its NAPI context's own counters at the end of the run: the table
+  // below prints some of them, and only those count from the warm-up's end.
+  napi::VectorCounters vector;
+  napi::Counters napi;
 };
 namespace detail {
 inline bool tx_vector_of_its_own(const QueueCounters& q) {
@@ -181,9 +183,13 @@ inline constexpr Counter<QueueCounters> kQueueCounterEntries[] = {
     {"rx_dropped", at<&QueueCounters::rx_dropped>, Unit::count, Warmup::subtract},
     {"rx_cleaned", at<&QueueCounters::rx_cleaned>, Unit::count, Warmup::subtract},
     {"tx_frames", at<&QueueCounters::tx_frames>, Unit::count, Warmup::subtract},
-    {"sw_interrupts", at<&QueueCounters::sw_interrupts>, Unit::count, Warmup::subtract},
-    {"released_without_timer", at<&QueueCounters::released_without_timer>, Unit::count,
+    // Its vector's interrupts raised by a software trigger alone.
+    {"sw_interrupts", at<&QueueCounters::vector, &napi::VectorCounters::software>, Unit::count,
      Warmup::subtract},
+    // busy_poll_stop's full final polls that released the context with its interrupt masked and
+    // no timer (before 58e2330bd455): the queue waits for the next busy poll.
+    {"released_without_timer", at<&QueueCounters::napi, &napi::Counters::released_without_timer>,
+     Unit::count, Warmup::subtract},
 };
 inline constexpr CounterTable<QueueCounters> kQueueCounters{
     "queues",
