@@ -183,35 +183,19 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   World& world = host.world;
   const CpuSection& cpu = s.cpu;
   const NicSection& nic = s.nic;
-  RunReport& report = world.report;
-  report.scenario = s.scenario.name;
-  report.seed = s.scenario.seed;
-  report.kernel = s.kernel;
-  report.kernel_driver = std::string(to_string(s.nic.driver));
-  if (!s.kernel.empty()) report.kernel_settings = kernel_settings(s);
-  report.sim_time = s.scenario.duration;
   const bool router = nic.ports == 2;
   // Port 0's vectors, then (a router with Tx interrupts) one per Tx queue of port 1.
   const std::uint32_t vectors =
       nic.queues * (nic.tx_interrupts && nic.vectors == VectorLayout::separate ? 2 : 1) +
       (router && nic.tx_interrupts ? nic.queues : 0);
-  report.interrupts = InterruptCounters(vectors);
-  report.cpu = CpuTime(cpu.cores);
-  report.cores.resize(cpu.cores);
-
-  // Cores and their NET_RX softirq.
-  const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs,
-                             s.napi.ksoftirqd};
-  const Duration slice =
-      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
-  for (std::uint32_t c = 0; c < cpu.cores; ++c)
-    host.cores.emplace_back(world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
-  std::vector<NetRx*> net_rx;
-  for (Core& core : host.cores) {
-    // A core's poll list holds the device contexts and its own backlog.
-    host.net_rx.emplace_back(core, budget, vectors + (s.napi.rx_backlog ? 1 : 0));
-    net_rx.push_back(&host.net_rx.back());
-  }
+  // Cores and their NET_RX softirq; a core's poll list holds the device contexts and its own
+  // backlog.
+  start_run(host, s, vectors);
+  std::vector<NetRx*> net_rx = add_net_rx(host, s, vectors + (s.napi.rx_backlog ? 1 : 0));
+  RunReport& report = world.report;
+  report.kernel = s.kernel;
+  report.kernel_driver = std::string(to_string(s.nic.driver));
+  if (!s.kernel.empty()) report.kernel_settings = kernel_settings(s);
   host.msix.emplace(world, cpu.irq_entry, cpu.irq_handler);
   host.port.emplace(world, s.link.speed_bps, nic.dma_delay);
   if (router) host.egress.emplace(world, s.link.speed_bps, nic.dma_delay);

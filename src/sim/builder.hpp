@@ -32,20 +32,17 @@
 #include "sim/nic/queue_vector.hpp"
 #include "sim/nic/rx_queue.hpp"
 #include "sim/nic/tx_queue.hpp"
+#include "sim/run_setup.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
 
-// Every component of a run. Containers are deques: elements never move once built, so the
-// references components hold to each other stay valid.
-struct Host {
-  explicit Host(World& w) : world(w) {}
-  Host(const Host&) = delete;
-  Host& operator=(const Host&) = delete;
+// Every component of a run: its cores and NET_RX (Machine), then the network host's own.
+// Containers are deques: elements never move once built, so the references components hold to
+// each other stay valid.
+struct Host : Machine {
+  explicit Host(World& w) : Machine(w) {}
 
-  World& world;
-  std::deque<Core> cores;
-  std::deque<NetRx> net_rx;      // by core
   std::deque<Backlog> backlogs;  // by core (napi.rx-backlog)
   std::optional<MsixTable> msix;
   std::optional<Port> port;

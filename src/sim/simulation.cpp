@@ -24,25 +24,6 @@ void name_trace(const Host& host, TraceWriter& trace) {
     trace.thread_name(kTraceNic, v.index(), vector_name(host, v));
 }
 
-// The end of the warm-up: the report so far is kept aside, to be subtracted at the end.
-struct WarmupMark {
-  Host* host = nullptr;
-  Sampler* sampler = nullptr;
-  RunReport at_warmup;
-  void on_event(const Event&) {
-    if (sampler) sampler->at_warmup();
-    World& world = host->world;
-    for (Core& core : host->cores)
-      core.charge_to_now();
-    host->fill_report();
-    if (host->mclgeti) host->mclgeti->restart_extremes();
-    at_warmup = world.report;
-    at_warmup.sim_time = world.now() - at_ns(0);
-    world.report.latency = LatencyHistogram{};
-    if (world.report.ping) world.report.ping->rtt = LatencyHistogram{};
-  }
-};
-
 // One run of `scenario` as it is.
 Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& options) {
   auto world = std::make_unique<World>();
@@ -64,16 +45,14 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
   if (egress) egress->update_watch();
   std::optional<Sampler> sampler;
   if (options.series) sampler.emplace(*host, scenario, *options.series);
-  WarmupMark warmup;
-  warmup.host = host.get();
-  warmup.sampler = sampler ? &*sampler : nullptr;
-  if (scenario.scenario.warmup > Duration::zero()) {
-    engine.schedule(at_ns(0) + scenario.scenario.warmup, engine.bind<&WarmupMark::on_event>(warmup),
-                    0);
-  }
-  Instant next_progress{};
-  const Duration progress_step = std::max(scenario.scenario.duration / 100, nanoseconds(1));
-  engine.run_until(end, [&](const Event& event) {
+  // At the warm-up's end: the time series' sample, the counters the host copies into the report
+  // only at the end, and the MCLGETI watermark's extremes started again.
+  WarmupMark warmup(*host, scenario, [&] {
+    if (sampler) sampler->at_warmup();
+    host->fill_report();
+    if (host->mclgeti) host->mclgeti->restart_extremes();
+  });
+  run_to_end(*world, scenario, options, [&](const Event& event) {
     if (sampler) sampler->before(engine.now());
     // Frames are landed by whatever event comes next; the port re-arms its watch after it.
     port.land(engine.now());
@@ -81,21 +60,13 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
     engine.dispatch(event);
     port.update_watch();
     if (egress) egress->update_watch();
-    // Progress is reported from the events there are, so that asking for it adds none.
-    if (options.progress && engine.now() >= next_progress) {
-      options.progress(options.progress_context, engine.now(), end);
-      next_progress = engine.now() + progress_step;
-    }
   });
   if (sampler) sampler->finish(end);
   port.land(end);
   if (egress) egress->land(end);
-  for (Core& core : host->cores)
-    core.finish();
+  finish_run(*host);
 
   RunReport& report = world->report;
-  report.events = engine.stats().dispatched;
-  report.peak_pending_events = engine.stats().peak_pending;
   report.conservation = host->books();
   report.tx_conservation = host->tx_books();
   host->fill_report();
@@ -105,7 +76,7 @@ Expected<RunReport> simulate_once(const Scenario& scenario, const RunOptions& op
     error->message = "the host's Tx frames: " + error->message;
     return *error;
   }
-  if (scenario.scenario.warmup > Duration::zero()) subtract_warmup(report, warmup.at_warmup);
+  warmup.subtract_from(report);
   return std::move(report);
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/cpu/core.hpp"
-#include "sim/cpu/scheduler.hpp"
+#include "sim/run_setup.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/completion_path.hpp"
 #include "sim/storage/drive.hpp"
@@ -26,10 +26,9 @@ std::uint8_t vector_of(std::uint32_t drive) {
   return static_cast<std::uint8_t>(posted_msi::kFirstExternalVector + drive);
 }
 
-struct StorageHost {
-  explicit StorageHost(World& w) : world(w) {}
-  World& world;
-  std::deque<Core> cores;
+// The cores (Machine, without NET_RX), then the storage model's components.
+struct StorageHost : Machine {
+  explicit StorageHost(World& w) : Machine(w) {}
   std::deque<Drive> drives;
   std::deque<CompletionPath> paths;
   std::vector<CompletionPath*> path_of_core;
@@ -118,23 +117,12 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
   auto world = std::make_unique<World>();
   world->trace = options.trace;
   world->event_per_arrival = options.event_per_arrival;
-  RunReport& report = world->report;
-  report.scenario = s.scenario.name;
-  report.seed = s.scenario.seed;
-  report.sim_time = s.scenario.duration;
+  auto host = std::make_unique<StorageHost>(*world);
   // Vectors 0 .. drives-1: the drives' completion vectors; vector `drives`: the posted MSI
   // notification (the PMN line of /proc/interrupts), counted once per notification taken.
-  report.interrupts = InterruptCounters(st.drives + 1);
-  report.cpu = CpuTime(cpu.cores);
-  report.cores.resize(cpu.cores);
-  report.storage.emplace();
-  StorageCounters& counters = *report.storage;
-
-  auto host = std::make_unique<StorageHost>(*world);
-  const Duration slice =
-      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
-  for (std::uint32_t c = 0; c < cpu.cores; ++c)
-    host->cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
+  start_run(*host, s, st.drives + 1);
+  RunReport& report = world->report;
+  StorageCounters& counters = report.storage.emplace();
   host->path_of_core.assign(cpu.cores, nullptr);
 
   const std::vector<std::uint32_t> thread_cores = parse_cpu_list(st.thread_cores).value();
@@ -171,24 +159,13 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
   for (Submitter& submitter : host->submitters)
     submitter.start();
 
-  Engine& engine = world->engine;
-  const Instant end = at_ns(0) + s.scenario.duration;
-  Instant next_progress{};
-  const Duration progress_step = std::max(s.scenario.duration / 100, nanoseconds(1));
-  engine.run_until(end, [&](const Event& event) {
-    engine.dispatch(event);
-    if (options.progress && engine.now() >= next_progress) {
-      options.progress(options.progress_context, engine.now(), end);
-      next_progress = engine.now() + progress_step;
-    }
-  });
-  for (Core& core : host->cores)
-    core.finish();
+  // A storage run has no warm-up yet (validate_storage); its counters are the report's own.
+  WarmupMark warmup(*host, s, [] {});
+  run_to_end(*world, s, options, [&](const Event& event) { world->engine.dispatch(event); });
+  finish_run(*host);
   for (Drive& drive : host->drives)
     drive.land();
 
-  report.events = engine.stats().dispatched;
-  report.peak_pending_events = engine.stats().peak_pending;
   // I/Os: submitted = reaped + in the drives + in their CQs + handed over, not yet reaped.
   Conservation books;
   books.entered = counters.submitted;
@@ -234,6 +211,7 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
     return Error{"conservation", "drives sent " + std::to_string(msis) + " MSIs, cores received " +
                                      std::to_string(received)};
   }
+  warmup.subtract_from(report);
   return std::move(report);
 }
 

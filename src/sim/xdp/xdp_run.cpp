@@ -1,7 +1,6 @@
 // Builds and runs an AF_XDP scenario. See xdp_run.hpp.
 #include "sim/xdp/xdp_run.hpp"
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,7 +8,7 @@
 #include "irqmod/sim/link.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/net_rx.hpp"
-#include "sim/cpu/scheduler.hpp"
+#include "sim/run_setup.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/world.hpp"
 #include "sim/xdp/xdp_report.hpp"
@@ -93,23 +92,10 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   auto world = std::make_unique<World>();
   world->trace = options.trace;
   RunReport& report = world->report;
-  report.scenario = s.scenario.name;
-  report.seed = s.scenario.seed;
-  report.sim_time = s.scenario.duration;
-  report.interrupts = InterruptCounters(1);
-  report.cpu = CpuTime(cpu.cores);
-  report.cores.resize(cpu.cores);
-
-  const Duration slice =
-      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
-  std::deque<Core> cores;
-  std::deque<NetRx> net_rx;
-  const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs,
-                             s.napi.ksoftirqd};
-  for (std::uint32_t c = 0; c < cpu.cores; ++c) {
-    Core& core = cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
-    net_rx.emplace_back(core, budget, 1);
-  }
+  // One vector; one NAPI context, on the poll list of whichever core polls it.
+  Machine machine(*world);
+  start_run(machine, s, 1);
+  const std::vector<NetRx*> net_rx_of_core = add_net_rx(machine, s, 1);
 
   // The socket: xdpsock puts XSK_RING_PROD__DEFAULT_NUM_DESCS frames (the fill ring's size) on
   // the fill ring before it binds, whatever the benchmark; the rest are never handed over.
@@ -154,10 +140,7 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   napi_config.defer_hard_irqs = s.napi.defer_hard_irqs;
   napi_config.gro_flush_timeout = s.napi.gro_flush_timeout;
   const std::uint32_t irq_core = irq_core_of(s);
-  std::vector<NetRx*> net_rx_of_core;
-  for (NetRx& n : net_rx)
-    net_rx_of_core.push_back(&n);
-  ZcQueue queue(*world, cores[irq_core], net_rx_of_core, xsk, napi_config, qs, qc);
+  ZcQueue queue(*world, machine.cores[irq_core], net_rx_of_core, xsk, napi_config, qs, qc);
 
   Xdpsock::Settings as;
   as.app = x.app;
@@ -178,19 +161,18 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   const Xdpsock::Costs ac{cpu.syscall,    cpu.context_switch, cpu.busy_poll_iteration,
                           per_frame,      cpu.xsk_cache_line, cpu.poll_call,
                           cpu.socket_call};
-  Xdpsock app(*world, cores[cpu.app_core], xsk, queue, as, ac);
+  Xdpsock app(*world, machine.cores[cpu.app_core], xsk, queue, as, ac);
 
   queue.start();
   app.start();
-  Engine& engine = world->engine;
-  const Instant end = at_ns(0) + s.scenario.duration;
-  engine.run_until(end, [&](const Event& event) { engine.dispatch(event); });
-  for (Core& core : cores)
-    core.finish();
+  // An AF_XDP run has no warm-up yet (validate_xdp); its mark would copy the section in.
+  WarmupMark warmup(machine, s, [&] {
+    report.xdp.emplace(XdpCounters{queue.counters(), app.counters(), queue.napi().counters()});
+  });
+  run_to_end(*world, s, options, [&](const Event& event) { world->engine.dispatch(event); });
+  finish_run(machine);
   queue.land();
 
-  report.events = engine.stats().dispatched;
-  report.peak_pending_events = engine.stats().peak_pending;
   const ZcQueue::Counters& qn = queue.counters();
   const Xdpsock::Counters& an = app.counters();
   report.drops.add(DropReason::rx_no_buffer, qn.no_buffer);
@@ -231,6 +213,7 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
                                      std::to_string(x.frames) + " frames"};
   }
   report.xdp.emplace(XdpCounters{qn, an, queue.napi().counters()});
+  warmup.subtract_from(report);
   return std::move(report);
 }
 
