@@ -8,6 +8,7 @@
 #include "irqmod/sim/link.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/net_rx.hpp"
+#include "sim/policy_config.hpp"
 #include "sim/run_setup.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/world.hpp"
@@ -135,12 +136,10 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   qs.tx_gap_ps = wire_ps;
   const ZcQueue::Costs qc{cpu.irq_entry, cpu.irq_handler, cpu.napi_poll, cpu.xdp_rx,
                           cpu.xdp_tx,    cpu.tx_clean,    cpu.wakeup,    cpu.xsk_cache_line};
-  napi::Config napi_config;
-  napi_config.weight = static_cast<int>(s.napi.weight);
-  napi_config.defer_hard_irqs = s.napi.defer_hard_irqs;
-  napi_config.gro_flush_timeout = s.napi.gro_flush_timeout;
+  // Queue pair 0's NAPI context: the device's settings with napi.queue.0's, as in a network run.
+  const napi::Config context = napi_config(s, 0);
   const std::uint32_t irq_core = irq_core_of(s);
-  ZcQueue queue(*world, machine.cores[irq_core], net_rx_of_core, xsk, napi_config, qs, qc);
+  ZcQueue queue(*world, machine.cores[irq_core], net_rx_of_core, xsk, context, qs, qc);
 
   Xdpsock::Settings as;
   as.app = x.app;
