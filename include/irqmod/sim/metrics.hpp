@@ -190,13 +190,17 @@ inline constexpr Counter<QueueCounters> kQueueCounterEntries[] = {
     // no timer (before 58e2330bd455): the queue waits for the next busy poll.
     {"released_without_timer", at<&QueueCounters::napi, &napi::Counters::released_without_timer>,
      Unit::count, Warmup::subtract},
+    // Busy-poll iterations that found the context owned (SCHED or IN_BUSY_POLL already set, as
+    // __napi_busy_loop finds it) and polled nothing.
+    {"busy_poll_misses", at<&QueueCounters::napi, &napi::Counters::busy_poll_misses>, Unit::count,
+     Warmup::subtract},
 };
 inline constexpr CounterTable<QueueCounters> kQueueCounters{
     "queues",
     "queue {#} (vector {rx_vector} on cpu {irq_core}[, Tx vector {tx_vector}]): rx {rx_frames} "
     "frames, {rx_dropped} dropped, {rx_cleaned} cleaned; tx {tx_frames} frames[; {sw_interrupts} "
     "software interrupts][; {released_without_timer} busy-poll exits left it masked with no timer "
-    "(fixed by 58e2330bd455)]\n",
+    "(fixed by 58e2330bd455)][; {busy_poll_misses} busy-poll iterations found it owned]\n",
     kQueueCounterEntries, "queue"};
 
 // One Tx queue of a router's egress port (nic.ports = 2), or beyond the queue pairs.
