@@ -793,6 +793,16 @@ busy_poll_budget = 64
   EXPECT_LT(5 * without.cores[0].polls, branch.cores[0].polls);
   EXPECT_GT(branch.queues[0].rx_cleaned, without.queues[0].rx_cleaned);
   EXPECT_TRUE(branch.conservation.ok());
+  // The busy poller's iterations that found core 0's softirq owning the context: the report's
+  // busy-poll misses (napi::Counters::busy_poll_misses), over five times as many with the branch.
+  EXPECT_GT(branch.queues[0].napi.busy_poll_misses, 5 * without.queues[0].napi.busy_poll_misses);
+  EXPECT_GT(without.queues[0].napi.busy_poll_misses, 0u);
+  std::ostringstream report;
+  write_text(report, branch);
+  EXPECT_NE(report.str().find("; " + std::to_string(branch.queues[0].napi.busy_poll_misses) +
+                              " busy-poll iterations found it owned\n"),
+            std::string::npos)
+      << report.str();
 }
 
 TEST(simulation, a_refill_done_by_the_cpu_costs_poll_time_and_starves_the_ring_when_slow) {
