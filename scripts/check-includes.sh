@@ -19,6 +19,7 @@ declare -A allowed=(
   [irq]="cpu"
   [napi]="cpu"
   [nic]="cpu irq napi"
+  [dev]="cpu napi"
   [net]=""
   [host]="cpu napi nic net"
   [app]="cpu napi nic host net"

@@ -259,7 +259,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     std::vector<Backlog*> backlogs;
     for (NetRx& n : host.net_rx) {
       backlogs.push_back(&host.backlogs.emplace_back(world, n, *host.stack, s.napi.max_backlog,
-                                                     static_cast<int>(s.napi.weight), cpu.forward));
+                                                     static_cast<int>(s.napi.weight),
+                                                     BacklogCosts{{}, {}, cpu.forward}));
     }
     host.stack->set_backlogs(std::move(backlogs));
   }
