@@ -139,6 +139,8 @@ Application::Wait wait_of(Wait wait) {
       return Application::Wait::epoll;
     case Wait::adaptive_poll:
       return Application::Wait::adaptive_poll;
+    case Wait::spin:
+      return Application::Wait::spin;
     case Wait::recv:
       break;
   }
@@ -204,8 +206,10 @@ std::optional<Error> build(const Scenario& s, Host& host) {
                              s.napi.ksoftirqd};
   const Duration slice =
       cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
-  for (std::uint32_t c = 0; c < cpu.cores; ++c)
-    host.cores.emplace_back(world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
+  for (std::uint32_t c = 0; c < cpu.cores; ++c) {
+    host.cores.emplace_back(world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice)
+        .set_idle_exit(idle_exit(s));
+  }
   std::vector<NetRx*> net_rx;
   for (Core& core : host.cores) {
     // A core's poll list holds the device contexts and its own backlog.
@@ -407,8 +411,9 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     napis.push_back(&v.napi());
 
   // The application threads.
-  const ApplicationCosts app_costs{cpu.syscall, cpu.app_message, cpu.tx_packet, cpu.wakeup,
-                                   cpu.context_switch};
+  const ApplicationCosts app_costs{cpu.syscall,        cpu.app_message, cpu.tx_packet,
+                                   cpu.wakeup,         cpu.context_switch, cpu.epoll_wait,
+                                   cpu.recv_empty,     {}};
   for (std::size_t t = 0; t < thread_core.size(); ++t) {
     const Application::Wait wait = wait_of(thread_wait[t]);
     BusyPollSettings busy;

@@ -182,6 +182,10 @@ ModeratorConfig tx_moderator_config(const Scenario& s) {
   return c;
 }
 
+IdleExit idle_exit(const Scenario& s) {
+  return IdleExit{s.cpu.idle_halt, s.cpu.wakeup_remote, s.cpu.wakeup_idle};
+}
+
 QueueVectorConfig queue_vector_config(const Scenario& s, std::optional<std::uint32_t> queue) {
   const CpuSection& cpu = s.cpu;
   const NicSection& nic = s.nic;
@@ -198,14 +202,22 @@ QueueVectorConfig queue_vector_config(const Scenario& s, std::optional<std::uint
       RefillSettings{nic.refill != Refill::delay, nic.refill_batch, nic.alloc_fail_ppm, nullptr};
   c.clean.per_descriptor = nic.rx_clean == RxClean::per_descriptor;
   c.clean.polled_frames = nic.rx_ring;
-  c.napi.context = queue ? napi_config(s, *queue) : napi_config(s);
-  c.napi.poll_in_irq = s.napi.poll_in_irq;
-  c.napi.thread.enabled = s.napi.threaded;
-  if (s.napi.thread_core >= 0) c.napi.thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
-  c.napi.timer_irq = cpu.irq_entry;
-  c.napi.thread_wakeup = cpu.wakeup;
-  c.napi.thread_switch = cpu.context_switch;
+  c.napi = napi_settings(s);
+  if (queue) c.napi.context = napi_config(s, *queue);
   return c;
+}
+
+NapiSettings napi_settings(const Scenario& s) {
+  NapiSettings n;
+  n.context = napi_config(s);
+  n.poll_in_irq = s.napi.poll_in_irq;
+  n.thread.enabled = s.napi.threaded;
+  if (s.napi.thread_core >= 0) n.thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
+  n.timer_irq = s.cpu.irq_entry;
+  n.timer_late = s.cpu.hrtimer_late;
+  n.thread_wakeup = s.cpu.wakeup;
+  n.thread_switch = s.cpu.context_switch;
+  return n;
 }
 
 dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction) {

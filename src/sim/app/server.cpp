@@ -2,6 +2,12 @@
 #include "sim/app/server.hpp"
 
 namespace irqmod::sim {
+namespace {
+
+// A spinning thread's segment: long against any arrival gap the runs have, cut short by data.
+constexpr Duration kSpinStretch = milliseconds(10);
+
+}  // namespace
 
 Application::Application(World& world, Core& core, Socket& socket, std::vector<NapiInstance*> napis,
                          Stack& stack, const Peers& peers, Wait wait, BusyPollSettings busy,
@@ -118,15 +124,24 @@ std::optional<Segment> Application::receive(Core& core) {
               core.cost(copy_kb_, static_cast<std::int64_t>((bytes + 1023) / 1024));
       return thread_segment(total);
     }
+    const bool drains = wait_ == Wait::epoll || wait_ == Wait::spin;
+    if (wait_ == Wait::epoll) total += core.cost(costs_.epoll_wait);
     for (std::uint32_t i = 0; i < consuming_; ++i) {
       total += core.cost(costs_.syscall) + core.cost(costs_.app_message);
       if (peers_[socket_.at(i).flow].answered) {
         total += core.cost(costs_.syscall) + core.cost(costs_.tx_packet);
+        total += core.cost(costs_.xmit);
       }
     }
+    if (drains) total += core.cost(costs_.recv_empty);  // the recv that returns EAGAIN
     return thread_segment(total);
   }
   if (poller_) return adaptive_idle(core);
+  if (wait_ == Wait::spin) {
+    // Non-blocking recvs until a message is queued (on_data ends the segment there).
+    phase_ = Phase::spinning;
+    return Segment{kSpinStretch, ContextKind::thread, "spin"};
+  }
   const std::uint32_t napi_id = socket_.napi_id();
   const BusyPollSettings& busy = busy_.settings();
   if (napi::epoll_busy_loop_on(busy.usecs, busy.prefer, busy.prefer_starts_loop) && napi_id != 0) {

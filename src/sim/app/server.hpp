@@ -11,9 +11,12 @@
 //                  runs it: spin on the socket in user space (non-blocking recv, charged as thread
 //                  time), sleep on a timer until a predicted arrival, or block after re-checking;
 //                  it learns the gaps from the frames' arrival times (the kernel timestamps)
+//   spin           non-blocking recvs in a loop (irqmod serve --mode busy): the thread never
+//                  sleeps and takes a message as soon as it is queued
 //
 // Costs: wakeup + context-switch when woken; per message syscall + app-message, and for a reply
-// syscall + tx-packet more.
+// syscall + tx-packet more (+ a software device's xmit); with epoll, epoll-wait per epoll_wait
+// that returns events and recv-empty for the recv that finds the drained socket empty.
 #pragma once
 
 #include <cstdint>
@@ -37,13 +40,16 @@ struct ApplicationCosts {
   Distribution tx_packet{};       // cpu.tx-packet
   Distribution wakeup{};          // cpu.wakeup
   Distribution context_switch{};  // cpu.context-switch
+  Distribution epoll_wait{};      // cpu.epoll-wait: each epoll_wait that returns events (epoll)
+  Distribution recv_empty{};      // cpu.recv-empty: the recv that ends a drain (epoll, spin)
+  Distribution xmit{};            // a software device's transmit per reply (cpu.veth-xmit, ...)
 };
 
 class Application {
  public:
-  // How the thread waits: blocking recv (busy_read applies), epoll_wait (busy_poll applies), or
-  // the adaptive controller.
-  enum class Wait : std::uint8_t { recv, epoll, adaptive_poll };
+  // How the thread waits: blocking recv (busy_read applies), epoll_wait (busy_poll applies), the
+  // adaptive controller, or a loop of non-blocking recvs that never sleeps (spin).
+  enum class Wait : std::uint8_t { recv, epoll, adaptive_poll, spin };
 
   // `napis`: the NAPI instances by NAPI id - 1 (the socket's last one is busy-polled).
   Application(World& world, Core& core, Socket& socket, std::vector<NapiInstance*> napis,

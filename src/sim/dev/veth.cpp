@@ -16,7 +16,9 @@ VethQueue::VethQueue(World& world, std::uint32_t napi_id, const VethConfig& conf
 
 bool VethQueue::xmit(const Packet& packet, Core& core) {
   if (!ring_.push(packet)) {
-    ++counters_.dropped;  // ptr_ring_produce: -ENOSPC; noqueue: dev_kfree_skb_any, tx_dropped
+    // ptr_ring_produce: -ENOSPC; with noqueue veth_xmit frees the skb: the sender's tx_dropped.
+    ++counters_.dropped;
+    world_.report.drops.add(DropReason::tx_ring_full);
     return false;
   }
   ++counters_.produced;
