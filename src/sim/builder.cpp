@@ -411,9 +411,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     napis.push_back(&v.napi());
 
   // The application threads.
-  const ApplicationCosts app_costs{cpu.syscall,        cpu.app_message, cpu.tx_packet,
-                                   cpu.wakeup,         cpu.context_switch, cpu.epoll_wait,
-                                   cpu.recv_empty,     {}};
+  const ApplicationCosts app_costs{cpu.syscall,        cpu.app_message, cpu.tx_packet,  cpu.wakeup,
+                                   cpu.context_switch, cpu.epoll_wait,  cpu.recv_empty, {}};
   for (std::size_t t = 0; t < thread_core.size(); ++t) {
     const Application::Wait wait = wait_of(thread_wait[t]);
     BusyPollSettings busy;

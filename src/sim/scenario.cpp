@@ -21,10 +21,10 @@
 #include "irqmod/napi/kernel.hpp"
 #include "irqmod/sim/share.hpp"
 #include "irqmod/sim/units.hpp"
+#include "sim/lab/lab_run.hpp"
 #include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/storage_run.hpp"
-#include "sim/lab/lab_run.hpp"
 #include "sim/xdp/xdp_run.hpp"
 
 namespace irqmod::sim {

@@ -130,10 +130,11 @@ TEST(scenario, an_unknown_key_with_nothing_close_lists_its_sections_keys) {
 }
 
 TEST(scenario, an_unknown_section_and_a_key_outside_sections_are_errors) {
-  EXPECT_EQ(error_of("\n[nics]\nrx-ring = 5\n"),
-            "test.toml:2: nics: unknown section; did you mean [nic]?; allowed: scenario, link, "
-            "traffic, nic, napi, cpu, search, storage, xdp, lab, [[thread]], [[flow]], [[seed_row]], "
-            "[[variant]]");
+  EXPECT_EQ(
+      error_of("\n[nics]\nrx-ring = 5\n"),
+      "test.toml:2: nics: unknown section; did you mean [nic]?; allowed: scenario, link, "
+      "traffic, nic, napi, cpu, search, storage, xdp, lab, [[thread]], [[flow]], [[seed_row]], "
+      "[[variant]]");
   EXPECT_NE(
       error_of("duration = \"1s\"\n").find("test.toml:1: duration: a key outside any section"),
       std::string::npos);

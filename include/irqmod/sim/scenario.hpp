@@ -339,15 +339,15 @@ struct CpuSection {
   Distribution poll_call{};       // cpu.poll-call: poll() on one socket beyond the system call
   Distribution socket_call{};     // cpu.socket-call: a socket call's dispatch (sendto, recvfrom)
   // The host's own costs the lab runs ([lab]) need, and the cores' wake-up and timer latencies.
-  Distribution epoll_wait{};      // cpu.epoll-wait: an epoll_wait call that returns events
-  Distribution recv_empty{};      // cpu.recv-empty: a non-blocking recv that finds nothing
-  Distribution wakeup_remote{};   // cpu.wakeup-remote: a woken thread's start on an idle core
-  Distribution wakeup_idle{};     // cpu.wakeup-idle: ... a core idle for cpu.idle-halt or more
-  Duration idle_halt{};           // cpu.idle-halt: idle time after which the vCPU counts halted
-  Distribution hrtimer_late{};    // cpu.hrtimer-late: how late an hrtimer fires
-  Distribution veth_xmit{};       // cpu.veth-xmit: veth_xmit on the sender, per frame
-  Distribution veth_poll{};       // cpu.veth-poll: a veth_poll call's fixed part
-  Distribution veth_packet{};     // cpu.veth-packet: per frame in veth_poll (ring, GRO)
+  Distribution epoll_wait{};       // cpu.epoll-wait: an epoll_wait call that returns events
+  Distribution recv_empty{};       // cpu.recv-empty: a non-blocking recv that finds nothing
+  Distribution wakeup_remote{};    // cpu.wakeup-remote: a woken thread's start on an idle core
+  Distribution wakeup_idle{};      // cpu.wakeup-idle: ... a core idle for cpu.idle-halt or more
+  Duration idle_halt{};            // cpu.idle-halt: idle time after which the vCPU counts halted
+  Distribution hrtimer_late{};     // cpu.hrtimer-late: how late an hrtimer fires
+  Distribution veth_xmit{};        // cpu.veth-xmit: veth_xmit on the sender, per frame
+  Distribution veth_poll{};        // cpu.veth-poll: a veth_poll call's fixed part
+  Distribution veth_packet{};      // cpu.veth-packet: per frame in veth_poll (ring, GRO)
   Distribution backlog_enqueue{};  // cpu.backlog-enqueue: netif_rx to the backlog, per frame
   Distribution backlog_poll{};     // cpu.backlog-poll: a process_backlog call's fixed part
   Distribution tcp_tx_packet{};    // cpu.tcp-tx-packet: cpu.tx-packet for a TCP message

@@ -92,14 +92,14 @@ enum class LabClient : std::uint8_t {
 
 // [lab]: the server and its client on one machine, as the project's lab runs them.
 struct LabSection {
-  LabDevice device{};          // lab.device: none = no lab model
-  LabClient client{};          // lab.client
-  bool tcp{};                  // lab.tcp: TCP connections (irqmod load --tcp, sockperf --tcp)
+  LabDevice device{};           // lab.device: none = no lab model
+  LabClient client{};           // lab.client
+  bool tcp{};                   // lab.tcp: TCP connections (irqmod load --tcp, sockperf --tcp)
   std::uint32_t connections{};  // lab.connections: the client's connections (sockets)
-  std::uint64_t rate{};        // lab.rate: requests/s (load: Poisson mean; sockperf: --mps)
-  std::uint32_t msg_size{};    // lab.msg-size: bytes per message, sockperf's header included
+  std::uint64_t rate{};         // lab.rate: requests/s (load: Poisson mean; sockperf: --mps)
+  std::uint32_t msg_size{};     // lab.msg-size: bytes per message, sockperf's header included
   std::uint32_t client_core{};  // lab.client-core: the client's core (taskset -c)
-  std::uint32_t ring{};        // lab.ring: veth's ptr_ring (VETH_RING_SIZE)
+  std::uint32_t ring{};         // lab.ring: veth's ptr_ring (VETH_RING_SIZE)
   friend bool operator==(const LabSection&, const LabSection&) = default;
 };
 

@@ -26,7 +26,8 @@ SockperfClient::SockperfClient(World& world, Core& core, Stack& stack, LabClient
       core_(core),
       stack_(stack),
       sockets_(std::move(sockets)),
-      gap_(mps > 0 ? nanoseconds(static_cast<std::int64_t>(1'000'000'000 / mps)) : Duration::zero()),
+      gap_(mps > 0 ? nanoseconds(static_cast<std::int64_t>(1'000'000'000 / mps))
+                   : Duration::zero()),
       costs_(costs) {
   thread_ = core_.add_thread(job_of(*this), false);
   sockets_.sockets[0]->set_waiter(
@@ -126,7 +127,8 @@ LoadClient::LoadClient(World& world, Core& core, Stack& stack, LabClientSockets 
 }
 
 void LoadClient::start() {
-  next_send_ = world_.now() + nanoseconds(static_cast<std::int64_t>(rng_.exponential(mean_gap_ns_) + 0.5));
+  next_send_ =
+      world_.now() + nanoseconds(static_cast<std::int64_t>(rng_.exponential(mean_gap_ns_) + 0.5));
   core_.wake(thread_, true);
 }
 
@@ -147,8 +149,8 @@ std::optional<Segment> LoadClient::loop(Core& core) {
   if (next_send_ <= core.now()) {
     phase_ = Phase::sending;
     sending_since_ = core.now();
-    return thread_segment(core.cost(costs_.syscall) + core.cost(costs_.send) + core.cost(costs_.xmit),
-                          "load send");
+    return thread_segment(
+        core.cost(costs_.syscall) + core.cost(costs_.send) + core.cost(costs_.xmit), "load send");
   }
   if (any_ready()) {
     phase_ = Phase::polling;  // epoll_pwait2 returns at once
@@ -223,7 +225,8 @@ void LoadClient::on_data() {
   core_.wake(thread_);
 }
 
-// epoll_pwait2's timeout: the hrtimer of this core wakes the thread (its lateness drawn when armed).
+// epoll_pwait2's timeout: the hrtimer of this core wakes the thread (its lateness drawn when
+// armed).
 void LoadClient::on_event(const Event&) {
   if (phase_ != Phase::blocked) return;
   phase_ = Phase::waking;

@@ -89,8 +89,8 @@ class SockperfClient {
   LabClientCounters counters_{};
   std::uint32_t thread_ = 0;
   Phase phase_ = Phase::idle;
-  Instant sent_at_{};     // before the last sendto
-  Instant next_send_{};   // its schedule
+  Instant sent_at_{};    // before the last sendto
+  Instant next_send_{};  // its schedule
 };
 
 class LoadClient {

@@ -83,7 +83,7 @@ JobRef job_of(T& object) {
 // on how long the core has been idle: below `halt_after`, `polling`; from then on, `halted`.
 // Both zero (the default): a woken thread on an idle core runs at once.
 struct IdleExit {
-  Duration halt_after{};  // cpu.idle-halt
+  Duration halt_after{};   // cpu.idle-halt
   Distribution polling{};  // cpu.wakeup-remote
   Distribution halted{};   // cpu.wakeup-idle
   bool enabled() const {
@@ -195,9 +195,9 @@ class Core {
   World& world_;
   std::uint32_t index_;
   EndpointId endpoint_{};
-  SlotId done_{};   // the running segment's end
-  SlotId slice_{};  // the running thread's slice end, while another thread waits
-  SlotId idle_exit_slot_{};                // the first idle exit under way ends
+  SlotId done_{};            // the running segment's end
+  SlotId slice_{};           // the running thread's slice end, while another thread waits
+  SlotId idle_exit_slot_{};  // the first idle exit under way ends
   IdleExit idle_exit_{};
   std::vector<std::uint32_t> exiting_;  // threads woken on the idle core, not yet running
   std::array<Job, kMaxJobs> stack_{};

@@ -27,13 +27,12 @@ namespace {
 using detail::first_set_key;
 
 // The sections a lab run does not read: its "link" is the device, its traffic the client.
-constexpr std::string_view kNotRead[] = {"link.", "traffic.", "nic.", "xdp.", "storage.",
-                                         "search."};
+constexpr std::string_view kNotRead[] = {"link.", "traffic.", "nic.",
+                                         "xdp.",  "storage.", "search."};
 // [napi] and [cpu] keys of the NIC host's model only.
-constexpr std::string_view kNicOnly[] = {"napi.rx-backlog",  "napi.poll-in-irq", "cpu.irq-cores",
-                                         "cpu.irq-handler",  "cpu.rx-refill",    "cpu.tx-clean",
-                                         "cpu.forward",      "cpu.tcp-skb",      "cpu.gso-segment",
-                                         "cpu.copy-kb"};
+constexpr std::string_view kNicOnly[] = {
+    "napi.rx-backlog", "napi.poll-in-irq", "cpu.irq-cores", "cpu.irq-handler", "cpu.rx-refill",
+    "cpu.tx-clean",    "cpu.forward",      "cpu.tcp-skb",   "cpu.gso-segment", "cpu.copy-kb"};
 
 Application::Wait application_wait(Wait wait) {
   switch (wait) {
@@ -163,34 +162,40 @@ std::optional<Error> validate_lab(const Scenario& s) {
                              ": the client makes the traffic (lab.client); allowed: none"};
   }
   if (!s.threads.empty()) {
-    return Error{"thread", "[[thread]] entries are not read by " + kind +
-                               ": one server thread runs (cpu.app-core, cpu.app-wait); allowed: none"};
+    return Error{"thread",
+                 "[[thread]] entries are not read by " + kind +
+                     ": one server thread runs (cpu.app-core, cpu.app-wait); allowed: none"};
   }
   if (!s.napi.queue.empty()) {
     return Error{"napi.queue", "per-queue NAPI settings are not read by " + kind +
                                    ": the server's end has one queue, set by the [napi] keys"};
   }
   if (lab.client == LabClient::sockperf && lab.connections != 1) {
-    return Error{"lab.connections", "sockperf ping-pong uses one socket; allowed: 1 with "
-                                    "lab.client = \"sockperf\""};
+    return Error{"lab.connections",
+                 "sockperf ping-pong uses one socket; allowed: 1 with "
+                 "lab.client = \"sockperf\""};
   }
   if (lab.client == LabClient::load && lab.rate == 0) {
-    return Error{"lab.rate", "irqmod load needs a request rate (its Poisson process's mean); "
-                             "allowed: 1 to 1000000"};
+    return Error{"lab.rate",
+                 "irqmod load needs a request rate (its Poisson process's mean); "
+                 "allowed: 1 to 1000000"};
   }
   if (lab.client_core >= s.cpu.cores) {
-    return Error{"lab.client-core", "core " + std::to_string(lab.client_core) + " does not exist; "
+    return Error{"lab.client-core", "core " + std::to_string(lab.client_core) +
+                                        " does not exist; "
                                         "allowed: 0 to cpu.cores - 1 = " +
                                         std::to_string(s.cpu.cores - 1)};
   }
   if (lab.device == LabDevice::loopback && s.napi.threaded) {
-    return Error{"napi.threaded", "loopback's backlog NAPI is not threaded (only PREEMPT_RT or "
-                                  "the thread_backlog_napi boot option make it so); allowed: "
-                                  "false with lab.device = \"loopback\""};
+    return Error{"napi.threaded",
+                 "loopback's backlog NAPI is not threaded (only PREEMPT_RT or "
+                 "the thread_backlog_napi boot option make it so); allowed: "
+                 "false with lab.device = \"loopback\""};
   }
   if (lab.device == LabDevice::loopback && lab.ring != defaults.lab.ring) {
-    return Error{"lab.ring", "is veth's ring; loopback has the backlog (napi.netdev_max_backlog); "
-                             "allowed: the default with lab.device = \"loopback\""};
+    return Error{"lab.ring",
+                 "is veth's ring; loopback has the backlog (napi.netdev_max_backlog); "
+                 "allowed: the default with lab.device = \"loopback\""};
   }
   return std::nullopt;
 }
@@ -219,8 +224,8 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
       cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
   std::vector<NetRx*> net_rx;
   for (std::uint32_t c = 0; c < cpu.cores; ++c) {
-    Core& core = host->cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c),
-                                          slice);
+    Core& core =
+        host->cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
     core.set_idle_exit(idle_exit(s));
     net_rx.push_back(&host->net_rx.emplace_back(core, budget, veth ? 2 : 1));
   }
@@ -273,9 +278,9 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   } else {
     std::vector<Backlog*> backlogs;
     for (NetRx& n : host->net_rx) {
-      Backlog& backlog = host->backlogs.emplace_back(
-          *world, n, server_stack, s.napi.max_backlog, static_cast<int>(s.napi.weight),
-          BacklogCosts{cpu.backlog_poll, rx_packet, {}});
+      Backlog& backlog = host->backlogs.emplace_back(*world, n, server_stack, s.napi.max_backlog,
+                                                     static_cast<int>(s.napi.weight),
+                                                     BacklogCosts{cpu.backlog_poll, rx_packet, {}});
       backlog.add_target(client_stack);  // target 1
       backlogs.push_back(&backlog);
     }
@@ -295,16 +300,16 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   busy.prefer_starts_loop = wait == Application::Wait::epoll && s.napi.epoll_prefer_busy_loop;
   busy.budget = static_cast<int>(s.napi.busy_poll_budget);
   busy.iteration = cpu.busy_poll_iteration;
-  const ApplicationCosts server_costs{cpu.syscall,    app_message,        tx_packet,
-                                      cpu.wakeup,     cpu.context_switch, cpu.epoll_wait,
-                                      cpu.recv_empty, xmit};
+  const ApplicationCosts server_costs{
+      cpu.syscall,        app_message,    tx_packet,      cpu.wakeup,
+      cpu.context_switch, cpu.epoll_wait, cpu.recv_empty, xmit};
   host->server.emplace(*world, host->cores[cpu.app_core], server_socket, napis, server_stack,
                        host->peers, wait, busy, server_costs);
 
   // The client.
-  const LabClientCosts client_costs{cpu.syscall,        tx_packet,      xmit,
-                                    app_message,        cpu.wakeup,     cpu.context_switch,
-                                    cpu.epoll_wait,     cpu.recv_empty, cpu.hrtimer_late};
+  const LabClientCosts client_costs{cpu.syscall,    tx_packet,      xmit,
+                                    app_message,    cpu.wakeup,     cpu.context_switch,
+                                    cpu.epoll_wait, cpu.recv_empty, cpu.hrtimer_late};
   LabClientSockets sockets{client_sockets, 0, lab.msg_size};
   Core& client_core = host->cores[lab.client_core];
   if (lab.client == LabClient::sockperf) {

@@ -16,7 +16,6 @@
 
 #include <cstdint>
 #include <optional>
-
 #include <vector>
 
 #include "irqmod/napi/context.hpp"
@@ -107,6 +106,5 @@ struct RxStack {
   void (*end_batch)(void* self, std::vector<std::uint32_t>& planned) = nullptr;
   void* self = nullptr;
 };
-
 
 }  // namespace irqmod::sim
