@@ -147,6 +147,8 @@ Application::Wait wait_of(Wait wait) {
   return Application::Wait::recv;
 }
 
+}  // namespace
+
 // The kernel switches in effect, for the report: each one the model applies, with its value and
 // whether the scenario set it against the kernel's (an explicit key wins over `kernel`).
 std::vector<KernelSetting> kernel_settings(const Scenario& s) {
@@ -177,8 +179,6 @@ std::vector<KernelSetting> kernel_settings(const Scenario& s) {
   }
   return settings;
 }
-
-}  // namespace
 
 std::optional<Error> build(const Scenario& s, Host& host) {
   if (auto e = unsupported(s)) return e;
@@ -425,6 +425,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     busy.iteration = cpu.busy_poll_iteration;
     host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], napis,
                                    *host.stack, host.peers, wait, busy, app_costs);
+    // cpu.epoll-timeout is thread 0's (irqmod serve's one loop).
+    if (t == 0) host.applications.back().set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
   }
 
   // The peers: a client per ping-pong entry, a TCP sender or receiver per TCP entry, ping, a

@@ -166,6 +166,19 @@ TEST(lab, the_server_wait_decides_its_cpu) {
   EXPECT_LT(p50_us(recv), p50_us(epoll));          // no epoll_wait, no empty recv
 }
 
+TEST(lab, an_epoll_timeout_wakes_a_server_that_found_nothing_to_poll_again) {
+  // fullbusy's settings at 2000 req/s: a busy loop of 200 us, then a sleep that only the
+  // timeout or a request ends.
+  const std::vector<std::string> fullbusy =
+      with(kLoad, {"lab.rate=2000", "napi.busy_poll=200us", "napi.prefer_busy_poll=true",
+                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
+                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=5ms"});
+  const RunReport forever = run(fullbusy);
+  const RunReport timeout = run(with(fullbusy, {"cpu.epoll-timeout=100us"}));
+  EXPECT_GT(timeout.cpu.busy(1, ContextKind::busy_poll),
+            forever.cpu.busy(1, ContextKind::busy_poll) + milliseconds(10));
+}
+
 TEST(lab, deferral_on_the_servers_end_holds_requests_for_the_watchdog) {
   const RunReport defer = run({"napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=20us"});
   // The first request after a quiet period is polled by the client's softirq; the watchdog polls

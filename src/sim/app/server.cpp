@@ -29,8 +29,7 @@ Application::Application(World& world, Core& core, Socket& socket, std::vector<N
     adaptive_poll::Config config;
     config.wakeup_cost = costs_.wakeup.mean() + costs_.context_switch.mean();
     poller_.emplace(config);
-    endpoint_ = world_.engine.bind<&Application::on_event>(*this);
-    sleep_timer_ = world_.engine.make_slot();
+    bind_timer();
   }
   socket_.set_waiter(Waiter{[](void* self) { static_cast<Application*>(self)->on_data(); }, this});
   socket_.set_send_waiter(
@@ -54,11 +53,29 @@ void Application::on_writable() {
   core_.wake(thread_);
 }
 
-// The adaptive controller's sleep ended with no data: the thread wakes to poll again.
+void Application::bind_timer() {
+  endpoint_ = world_.engine.bind<&Application::on_event>(*this);
+  sleep_timer_ = world_.engine.make_slot();
+  sleep_timer_armable_ = true;
+}
+
+// The adaptive controller's sleep, or epoll_wait's timeout, ended with no data: the thread wakes
+// to poll again (its own core's timer: cpu.hrtimer-late holds that core's idle exit).
 void Application::on_event(const Event&) {
   if (phase_ != Phase::sleeping) return;
   phase_ = Phase::waking;
-  core_.wake(thread_);
+  core_.wake(thread_, true);
+}
+
+std::optional<Segment> Application::block() {
+  if (wait_ == Wait::epoll && epoll_timeout_ > Duration::zero()) {
+    phase_ = Phase::sleeping;
+    world_.engine.arm(sleep_timer_, world_.now() + epoll_timeout_ + core_.cost(timer_late_),
+                      endpoint_, 1);
+    return std::nullopt;
+  }
+  phase_ = Phase::blocked;
+  return std::nullopt;
 }
 
 std::optional<Segment> Application::start(Core& core) {
@@ -150,8 +167,7 @@ std::optional<Segment> Application::receive(Core& core) {
         [](const void* self) { return !static_cast<const Socket*>(self)->empty(); }, &socket_};
     return busy_.begin(*napis_[napi_id - 1], core, ready);
   }
-  phase_ = Phase::blocked;
-  return std::nullopt;
+  return block();
 }
 
 // The socket is empty: the controller says spin, sleep until a predicted arrival, or block.
@@ -176,7 +192,7 @@ std::optional<Segment> Application::adaptive_idle(Core& core) {
     }
     case adaptive_poll::ActionKind::sleep_until:
       phase_ = Phase::sleeping;
-      world_.engine.arm(sleep_timer_, action.until, endpoint_, 1);
+      world_.engine.arm(sleep_timer_, action.until + core.cost(timer_late_), endpoint_, 1);
       return std::nullopt;
     case adaptive_poll::ActionKind::block:
       break;
@@ -201,8 +217,7 @@ std::optional<Segment> Application::after_busy_loop(Core& core) {
   if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
     napis_[napi_id - 1]->resume_irqs(core);
   }
-  phase_ = Phase::blocked;
-  return std::nullopt;
+  return block();
 }
 
 bool Application::flush_replies() {

@@ -65,6 +65,14 @@ class Application {
     copy_kb_ = copy_kb;
   }
 
+  // epoll_wait with a timeout (irqmod serve --epoll-timeout): a wait that finds nothing returns
+  // after `timeout` (an hrtimer, `late` late) and the thread polls again. Zero: no timeout.
+  void set_epoll_timeout(Duration timeout, Distribution late) {
+    epoll_timeout_ = timeout;
+    timer_late_ = late;
+    if (timeout > Duration::zero() && !sleep_timer_armable_) bind_timer();
+  }
+
   // The socket has data (its Waiter).
   void on_data();
   // The socket's send buffer has room again (its send Waiter).
@@ -89,6 +97,9 @@ class Application {
   std::optional<Segment> adaptive_idle(Core& core);
   void on_event(const Event& event);
   std::optional<Segment> after_busy_loop(Core& core);
+  // The thread goes to sleep in recv / epoll_wait (with epoll's timeout when it has one).
+  std::optional<Segment> block();
+  void bind_timer();
   void finish_consuming();
   // Sends the replies waiting for the send buffer; false when it is full again.
   bool flush_replies();
@@ -114,9 +125,12 @@ class Application {
   bool idle_ = false;
   EndpointId endpoint_{};
   SlotId sleep_timer_{};
-  std::uint32_t thread_ = 0;     // this thread among its core's
-  std::uint32_t consuming_ = 0;  // messages the thread is taking now
-  Ring<Packet> unsent_;          // replies whose sendto waits for the send buffer
+  bool sleep_timer_armable_ = false;  // endpoint_ and sleep_timer_ are bound
+  Duration epoll_timeout_{};          // 0: none
+  Distribution timer_late_{};         // cpu.hrtimer-late
+  std::uint32_t thread_ = 0;          // this thread among its core's
+  std::uint32_t consuming_ = 0;       // messages the thread is taking now
+  Ring<Packet> unsent_;               // replies whose sendto waits for the send buffer
 };
 
 }  // namespace irqmod::sim

@@ -9,6 +9,7 @@
 
 #include "sim/app/lab_client.hpp"
 #include "sim/app/server.hpp"
+#include "sim/builder.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/net_rx.hpp"
 #include "sim/cpu/scheduler.hpp"
@@ -211,6 +212,12 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   report.seed = s.scenario.seed;
   report.sim_time = s.scenario.duration;
   report.kernel = s.kernel;
+  report.kernel_driver = lab.device == LabDevice::veth ? "veth" : "loopback";
+  if (!s.kernel.empty()) {
+    // The NIC driver's rows (nic.*) have no device here.
+    for (KernelSetting& k : kernel_settings(s))
+      if (k.key.rfind("nic.", 0) != 0) report.kernel_settings.push_back(std::move(k));
+  }
   report.interrupts = InterruptCounters(0);
   report.cpu = CpuTime(cpu.cores);
   report.cores.resize(cpu.cores);
@@ -305,6 +312,7 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
       cpu.context_switch, cpu.epoll_wait, cpu.recv_empty, xmit};
   host->server.emplace(*world, host->cores[cpu.app_core], server_socket, napis, server_stack,
                        host->peers, wait, busy, server_costs);
+  host->server->set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
 
   // The client.
   const LabClientCosts client_costs{cpu.syscall,    tx_packet,      xmit,
