@@ -62,21 +62,27 @@ int run_tune(const TuneArgs& args) {
     return kExitBadInput;
   };
   sweep::TuneRequest request;
-  auto minimize = sweep::parse_metric(args.minimize);
+  // The objective and the constraints against the columns every run will have, before anything
+  // runs: a name that is not a metric is refused with the valid ones, never minimised as empty.
+  sweep::Spec shape;
+  shape.seeds = args.seeds;
+  const std::vector<std::string> columns = sweep::columns(shape);
+  auto minimize = sweep::parse_metric(args.minimize, columns);
   if (!minimize) return fail("--minimize: " + minimize.error().message);
   request.minimize = minimize.value();
   std::vector<sweep::Metric> shown_metrics{request.minimize};
   for (const std::string& text : args.subject_to) {
-    auto c = sweep::parse_constraint(text);
+    auto c = sweep::parse_constraint(text, columns);
     if (!c) return fail(c.error().what());
     request.constraints.push_back(c.value());
     shown_metrics.push_back(c->metric);
   }
   for (const char* extra : {"p50", "p99", "cpu", "interrupts"}) {
+    const sweep::Metric metric = sweep::parse_metric(extra, columns).value();
     bool have = false;
     for (const auto& m : shown_metrics)
-      have = have || m.column == sweep::parse_metric(extra)->column;
-    if (!have) shown_metrics.push_back(sweep::parse_metric(extra).value());
+      have = have || m.column == metric.column;
+    if (!have) shown_metrics.push_back(metric);
   }
   request.base.file = args.file;
   // The scenario itself (and --set, --duration) through the path irqmod sim loads it by, so that
