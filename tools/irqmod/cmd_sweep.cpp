@@ -224,6 +224,7 @@ void add_sweep_command(CLI::App& app, int& status) {
                   "Also draw latency against CPU and interrupts/s, Pareto points labelled, to "
                   "FILE.svg or FILE.png (gnuplot)");
   cmd->callback([args, &status] {
+    remove_results_on_interrupt("irqmod sweep");
     const MpiWorld world = start_mpi();
     // Ranks other than 0 say nothing: rank 0 reports the same errors, and writes the output.
     std::streambuf* cerr = std::cerr.rdbuf();

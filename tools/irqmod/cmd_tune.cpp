@@ -237,7 +237,10 @@ void add_tune_command(CLI::App& app, int& status) {
   cmd->add_option("--runner-ups", args->runner_ups, "Runner-ups shown");
   cmd->add_option("--csv", args->csv, "Write every run as CSV to FILE");
   cmd->add_option("--json", args->json, "Write every run as JSON to FILE");
-  cmd->callback([args, &status] { status = run_tune(*args); });
+  cmd->callback([args, &status] {
+    remove_results_on_interrupt("irqmod tune");
+    status = run_tune(*args);
+  });
 }
 
 }  // namespace irqmod::cli

@@ -57,7 +57,7 @@ void copy(char* to, std::size_t capacity, const std::string& from) {
 void on_interrupt(int signal) {
   const int child = g_child.load();
   if (child > 0) {
-    ::kill(child, SIGKILL);
+    ::kill(-child, SIGKILL);  // its process group (draw_picture starts it in one of its own)
     ::waitpid(child, nullptr, 0);
   }
   static Line line;  // static: the handler runs once (the exit follows), and not on a small stack

@@ -49,7 +49,8 @@ class InterruptCleanup {
   int slot_ = -1;  // the registry's slot, -1: none (the table was full, or released)
 };
 
-// The child the handler kills (SIGKILL) and waits for before removing the files; 0: none.
+// The child the handler kills (SIGKILL to its process group, which it leads) and waits for
+// before removing the files; 0: none.
 void set_interrupt_child(int pid);
 
 // ---- Result files ---------------------------------------------------------------------------

@@ -143,7 +143,9 @@ int run_gnuplot(const std::string& script, const std::string& log, int& spawn_er
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  // Its own process group, so that the interrupt handler stops it with whatever it started.
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   std::string program = "gnuplot", argument = script;
   char* argv[] = {program.data(), argument.data(), nullptr};
   pid_t pid = 0;
