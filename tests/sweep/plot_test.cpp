@@ -123,7 +123,8 @@ TEST(Plot, MetricsAreCheckedAgainstTheTableWithTheValidNames) {
   const auto bad = make_plot(t, r, "data");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().key, "--metric");
-  EXPECT_TRUE(has(bad.error().message, "did you mean 'p99', 'latency_p99_ns'")) << bad.error().message;
+  EXPECT_TRUE(has(bad.error().message, "did you mean 'p99', 'latency_p99_ns'"))
+      << bad.error().message;
   EXPECT_TRUE(has(bad.error().message, "cpu_percent"));
   r.metrics = {"p99"};
   r.against = "nic.rx-usec";
