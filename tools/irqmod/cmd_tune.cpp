@@ -129,7 +129,7 @@ int run_tune(const TuneArgs& args) {
     text << in.rdbuf();
     request.base.text = text.str();
   }
-  request.base.sets = args.sets;
+  request.base.sets = scenario_assignments(args.sets);  // sysctl and sysfs names understood
   request.base.duration = args.duration;
   request.base.seeds = args.seeds;
   // What the scenario's driver and kernel have: the default space, the grid points offered and
@@ -138,7 +138,8 @@ int run_tune(const TuneArgs& args) {
   request.vocabulary = vocabulary;
   const bool defaults = args.vary.empty() && args.search.empty();
   const sweep::TuneSpace space = defaults ? sweep::default_tune_space(vocabulary, base.value())
-                                          : sweep::TuneSpace{args.vary, args.search};
+                                          : sweep::TuneSpace{scenario_assignments(args.vary),
+                                                             scenario_assignments(args.search)};
   if (space.vary.empty() && space.search.empty()) {
     return fail("the scenario's host, " + sweep::describe(vocabulary) +
                 ", has no knob tune searches by default (" +
