@@ -8,6 +8,7 @@
 #include <nlopt.hpp>
 #include <numeric>
 #include <thread>
+#include <utility>
 
 namespace irqmod::sweep {
 namespace {
@@ -24,8 +25,11 @@ struct Evaluation {
 class PointSearch {
  public:
   PointSearch(const TuneRequest& request, std::vector<std::string> grid_overrides,
-              const std::vector<std::string>& base_outside)
-      : request_(request), grid_(std::move(grid_overrides)), base_outside_(base_outside) {}
+              const sim::Scenario* base, const std::vector<std::string>& base_outside)
+      : request_(request),
+        grid_(std::move(grid_overrides)),
+        base_(base),
+        base_outside_(base_outside) {}
 
   // The grid point at the middle of the searched ranges: outside the host's vocabulary or
   // refused, the grid point is skipped (its own keys clash, or the scenario's with them); NLopt
@@ -33,19 +37,22 @@ class PointSearch {
   void start() {
     const std::vector<std::string> middle =
         settings(std::vector<double>(request_.search.size(), 0.5));
-    if (request_.vocabulary) {
-      std::vector<std::string> sets = request_.base.sets;
-      sets.insert(sets.end(), grid_.begin(), grid_.end());
-      sets.insert(sets.end(), middle.begin(), middle.end());
-      const sim::LoadResult point =
-          load_measured(request_.base.text, request_.base.file, sets, request_.base.duration);
-      if (point) {
-        for (const std::string& why : outside_vocabulary(*request_.vocabulary, point.value())) {
-          if (std::find(base_outside_.begin(), base_outside_.end(), why) == base_outside_.end()) {
-            not_offered = why;
-            skipped_point = true;
-            return;
-          }
+    // Asked before the scenario's own checks: a point outside the vocabulary is "not offered"
+    // even where the scenario would refuse it too (coalescing with adaptive-rx on and no
+    // sample-interval), so that the message points at the host, not at a key to add.
+    if (request_.vocabulary && base_) {
+      sim::Scenario point = *base_;
+      bool applied = true;
+      for (const std::vector<std::string>* list : {&std::as_const(grid_), &middle}) {
+        for (const std::string& o : *list)
+          applied = applied && !sim::apply_override(point, o, "--vary");
+      }
+      for (const std::string& why :
+           applied ? outside_vocabulary(*request_.vocabulary, point) : std::vector<std::string>{}) {
+        if (std::find(base_outside_.begin(), base_outside_.end(), why) == base_outside_.end()) {
+          not_offered = why;
+          skipped_point = true;
+          return;
         }
       }
     }
@@ -155,6 +162,7 @@ class PointSearch {
 
   const TuneRequest& request_;
   std::vector<std::string> grid_;
+  const sim::Scenario* base_;                     // the scenario with --set, or null
   const std::vector<std::string>& base_outside_;  // the scenario's own, not the point's fault
   std::map<std::vector<std::string>, std::size_t> cache_;
   std::vector<ConstraintContext> constraint_context_;
@@ -224,14 +232,15 @@ TuneResult tune(const TuneRequest& request) {
   const std::size_t points = point_count(request.base.axes);
   // What the scenario itself has outside the vocabulary is no grid point's doing.
   std::vector<std::string> base_outside;
-  if (request.vocabulary) {
-    const sim::LoadResult base = load_measured(request.base.text, request.base.file,
-                                               request.base.sets, request.base.duration);
-    if (base) base_outside = outside_vocabulary(*request.vocabulary, base.value());
-  }
+  const sim::LoadResult base =
+      load_measured(request.base.text, request.base.file, request.base.sets, request.base.duration);
+  if (request.vocabulary && base)
+    base_outside = outside_vocabulary(*request.vocabulary, base.value());
   std::vector<PointSearch> searches;
-  for (std::size_t p = 0; p < points; ++p)
-    searches.emplace_back(request, point_overrides(request.base.axes, p), base_outside);
+  for (std::size_t p = 0; p < points; ++p) {
+    searches.emplace_back(request, point_overrides(request.base.axes, p),
+                          base ? &base.value() : nullptr, base_outside);
+  }
   const auto parallel = [&](const std::vector<std::size_t>& which, void (PointSearch::*step)()) {
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {

@@ -40,10 +40,13 @@ struct TuneArgs {
   std::string json;
 };
 
+// A metric's value with its unit. "%" is the sweep's cpu_percent, the busy time of every core over
+// the run's time: % of one core (400 % is four cores busy), said so, since `irqmod run`'s
+// "cpu %" is the mean over the cores.
 std::string shown(double v, const std::string& unit) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, unit == "/s" ? "%.0f%s" : "%.2f%s", v,
-                unit == "%"    ? " %"
+                unit == "%"    ? " % of one core"
                 : unit == "us" ? " us"
                                : unit.c_str());
   return buffer;
