@@ -28,6 +28,7 @@
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
+#include "irqmod/sweep/names.hpp"
 #include "irqmod/sweep/plot.hpp"
 #include "irqmod/sweep/runner.hpp"
 #include "irqmod/time.hpp"
@@ -50,12 +51,12 @@ Expected<std::vector<std::string>> variant_sets(const sim::Scenario& scenario,
     all.insert(all.end(), sets.begin(), sets.end());
     return all;
   }
-  std::string names;
+  std::vector<std::string> names;
   for (const sim::Variant& v : scenario.variants)
-    names += (names.empty() ? "" : ", ") + v.name;
-  return Error{"--variant",
-               "'" + name + "' is not a variant of " + scenario.scenario.name +
-                   "; allowed: " + (names.empty() ? "none (the file has none)" : names)};
+    names.push_back(v.name);
+  return Error{"--variant", sweep::unknown_name(
+                                name, "a variant of " + scenario.scenario.name, names,
+                                names.empty() ? "none (the file has none)" : sweep::joined(names))};
 }
 
 // A progress bar on stderr, shown only on a terminal and only once a run (or `irqmod run`'s
