@@ -13,14 +13,20 @@ export TMPDIR=$dir/tmp; mkdir "$TMPDIR"
 stream=$scenarios/basics/stream-10g-dim.toml
 pingpong=$scenarios/basics/pingpong-udp.toml
 
-# interrupt SIGNAL DELAY COMMAND...: starts COMMAND in $dir/out, sends SIGNAL after DELAY seconds
-# and checks what is left. A command that ended before the signal must have written everything.
+# interrupt SIGNAL WHEN COMMAND...: starts COMMAND in $dir/out, sends SIGNAL after WHEN seconds
+# (or, for WHEN = file:F, once F exists: a moment the run reaches however fast the build is) and
+# checks what is left. A command that ended before the signal must have written everything.
 interrupt() {
   local signal=$1 delay=$2; shift 2
   rm -rf "$dir/out"; mkdir "$dir/out"
   (cd "$dir/out" && exec "$@" >/dev/null 2>"$dir/err") &
   local pid=$! status=0
-  (sleep "$delay"; kill -"$signal" "$pid" 2>/dev/null || true) &
+  if [[ $delay == file:* ]]; then
+    (for _ in $(seq 1200); do [[ -e ${delay#file:} ]] && break; sleep 0.1; done
+     kill -"$signal" "$pid" 2>/dev/null || true) &
+  else
+    (sleep "$delay"; kill -"$signal" "$pid" 2>/dev/null || true) &
+  fi
   local killer=$!
   wait "$pid" || status=$?
   kill "$killer" 2>/dev/null || true
@@ -63,10 +69,11 @@ case $case in
     # A gnuplot that sleeps before drawing, and says where it is.
     mkdir "$dir/bin"
     real=$(command -v gnuplot)
-    printf '#!/bin/sh\necho $$ > %s/gnuplot.pid\nsleep 31\nexec %s "$@"\n' "$dir" "$real" \
+    printf '#!/bin/sh\necho $$ > %s/pid.part && mv %s/pid.part %s/gnuplot.pid\nsleep 31\nexec %s "$@"\n' \
+      "$dir" "$dir" "$dir" "$real" \
       >"$dir/bin/gnuplot"
     chmod +x "$dir/bin/gnuplot"
-    interrupt INT 1.5 env PATH="$dir/bin:$PATH" "${sim[@]}" --duration 20ms
+    interrupt INT "file:$dir/gnuplot.pid" env PATH="$dir/bin:$PATH" "${sim[@]}" --duration 20ms
     [[ $last_status -eq 130 ]]
     [[ -s $dir/gnuplot.pid ]] || { echo "gnuplot never started"; exit 1; }
     ! kill -0 "$(cat "$dir/gnuplot.pid")" 2>/dev/null || { echo "gnuplot left running"; exit 1; }
