@@ -60,7 +60,7 @@ std::string net_dim_drivers() {
   return out;
 }
 
-// The scenario keys each host kind has no command for, by the key's section or name.
+// A key of the NIC ([nic]): a host without one has no command for it.
 bool is_nic_key(std::string_view key) {
   return key.starts_with("nic.");
 }
