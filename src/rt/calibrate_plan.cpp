@@ -1,0 +1,252 @@
+// The measurements irqmod calibrate runs and the keys derived from them (calibrate_plan.hpp).
+// Every derivation subtracts medians from a measurement's own samples (calibrate_report.hpp,
+// derive), so a derived key keeps the spread of the measurement it comes from.
+#include "irqmod/rt/calibrate_plan.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "calibrate_planner.hpp"
+#include "irqmod/rt/calibrate.hpp"
+
+namespace irqmod::rt::calibrate {
+namespace {
+
+using detail::BudgetRow;
+using detail::kLargeBatch;
+using detail::kMessageSizes;
+using detail::kSmallBatch;
+using detail::path_sample;
+using detail::Planner;
+
+// The budgets: the full ones keep the whole run near 40 s on the 2-vCPU development VM
+// (docs/calibration.md has the measured times), --quick's near 6 s; each measurement stops at
+// its sample count when that comes first.
+// Calls of a few hundred ns: the sample count binds, in tens of ms.
+constexpr BudgetRow kCall{{100'000, milliseconds(500)}, {20'000, milliseconds(100)}};
+// A message or a batch through a kernel path, 1-40 us.
+constexpr BudgetRow kMessage{{20'000, milliseconds(1000)}, {3'000, milliseconds(120)}};
+// Wake-ups and yields at once, a few us each.
+constexpr BudgetRow kSwitch{{30'000, milliseconds(500)}, {5'000, milliseconds(100)}};
+// One wake-up after a 10 us idle, or a 50 us sleep: tens of us.
+constexpr BudgetRow kShortIdleWait{{10'000, milliseconds(1000)}, {1'500, milliseconds(150)}};
+// One wake-up after a 5 ms idle: the time binds.
+constexpr BudgetRow kLongIdleWait{{700, milliseconds(4000)}, {70, milliseconds(400)}};
+
+// A round of every kernel-path batch kind, ~100 us.
+constexpr BudgetRow kPaths{{20'000, milliseconds(3000)}, {1'500, milliseconds(300)}};
+
+// The idles of the wake-up measurements: ~10 us, too short for the idle governor to matter
+// much, and ~5 ms, long enough that an idle vCPU has halted and its host thread slept.
+constexpr Duration kShortIdle = microseconds(10);
+constexpr Duration kLongIdle = milliseconds(5);
+// The hrtimer's timeout: the order of gro_flush_timeout's and irq_suspend_timeout's settings.
+constexpr Duration kTimerTimeout = microseconds(50);
+
+std::string read_file(const char* path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string cpu_model() {
+  std::istringstream lines(read_file("/proc/cpuinfo"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+  }
+  return "unknown";
+}
+
+std::string load_average() {
+  const std::string text = read_file("/proc/loadavg");
+  return text.substr(0, text.find(' '));
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string fixed(double value, int decimals) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(decimals);
+  out << value;
+  return out.str();
+}
+
+std::string size_name(const char* what, std::size_t size) {
+  return std::string(what) + "-" + std::to_string(size) + "b";
+}
+
+void host_calls(Planner& p) {
+  p.progress("a null system call, the clock, empty polls");
+  p.record("clock-read",
+           "two back-to-back clock_gettime(CLOCK_MONOTONIC); taken out of every "
+           "other sample",
+           clock_read(p.budget(kCall)));
+  p.record("getppid", "syscall(SYS_getppid)", null_syscall(p.budget(kCall)));
+  p.record("recvfrom-empty", "recvfrom on an empty non-blocking UDP socket (EAGAIN)",
+           udp_recv_empty(p.budget(kCall)));
+  p.record("epoll-wait-empty", "epoll_wait(timeout 0) on one empty UDP socket",
+           epoll_wait_empty(p.budget(kCall)));
+  p.record("epoll-wait-ready", "epoll_wait(timeout 0) on one UDP socket with a datagram queued",
+           epoll_wait_ready(p.budget(kCall)));
+  p.record("poll-empty", "poll(timeout 0) on one empty UDP socket",
+           poll_one_socket(p.budget(kCall)));
+  p.record("xsk-sendto", "sendto(MSG_DONTWAIT) on an unbound AF_XDP socket (ENXIO)",
+           xsk_sendto_unbound(p.budget(kCall)));
+}
+
+void messages(Planner& p) {
+  for (const std::size_t size : kMessageSizes) {
+    const std::string bytes = std::to_string(size) + " B";
+    for (const bool tcp : {false, true}) {
+      for (const MessageApi api : {MessageApi::sendto_recvfrom, MessageApi::sendmsg_recvmsg}) {
+        const bool plain = api == MessageApi::sendto_recvfrom;
+        const char* send =
+            tcp ? (plain ? "tcp-send" : "tcp-sendmsg") : (plain ? "udp-sendto" : "udp-sendmsg");
+        const char* receive =
+            tcp ? (plain ? "tcp-recv" : "tcp-recvmsg") : (plain ? "udp-recvfrom" : "udp-recvmsg");
+        p.progress(std::string(send) + " / " + receive + " of " + bytes + " over loopback");
+        auto pair = tcp ? tcp_loopback(p.budget(kMessage), size, api)
+                        : udp_loopback(p.budget(kMessage), size, api);
+        const std::string where =
+            tcp ? " on a TCP connection over 127.0.0.1 (TCP_NODELAY)" : " over 127.0.0.1";
+        const std::string send_method =
+            std::string(send) + " of " + bytes + where + ", the receive softirq it runs included";
+        const std::string receive_method =
+            std::string(receive) + " of " + bytes + " already queued" + where;
+        if (pair) {
+          p.record(size_name(send, size), send_method, std::move(pair.value().send));
+          p.record(size_name(receive, size), receive_method, std::move(pair.value().receive));
+        } else {
+          p.record(size_name(send, size), send_method, pair.error());
+          p.record(size_name(receive, size), receive_method, pair.error());
+        }
+      }
+    }
+  }
+}
+
+void threads(Planner& p) {
+  p.progress("yields and wake-ups on one CPU");
+  double switched = 0;
+  if (p.record("yield", "two threads on one CPU calling sched_yield in turn: one yield + switch",
+               yield_switch(p.budget(kSwitch), &switched)))
+    p.annotate("yield", " (the partner yielded " + fixed(switched, 2) + " times per yield)");
+  const std::string wake =
+      "eventfd_write to the wakee back from its blocking eventfd_read, read by the wakee";
+  p.record("wake-same-core", wake + "; same CPU, the waker blocking in its own read at once",
+           wakeup_latency(p.budget(kSwitch), WakeCore::same, Duration::zero()));
+  p.record("wake-same-core-5ms", wake + "; same CPU, after the waker slept 5 ms",
+           wakeup_latency(p.budget(kLongIdleWait), WakeCore::same, kLongIdle));
+  p.progress("wake-ups on the other CPU, after 10 us and 5 ms idle");
+  p.record("wake-other-core-10us", wake + "; other CPU, idle 10 us before (the waker spinning)",
+           wakeup_latency(p.budget(kShortIdleWait), WakeCore::other, kShortIdle));
+  p.record("wake-other-core-5ms", wake + "; other CPU, idle 5 ms before (both CPUs may halt)",
+           wakeup_latency(p.budget(kLongIdleWait), WakeCore::other, kLongIdle));
+  p.progress("hrtimer lateness");
+  p.record("hrtimer-50us",
+           "clock_nanosleep(50 us, relative) returning late, timer slack 1 ns: the expiry's "
+           "lateness plus the sleeper's wake-up and switch-in on its idle CPU",
+           hrtimer_lateness(p.budget(kShortIdleWait), kTimerTimeout));
+}
+
+void paths(Planner& p, PathLab* lab, const std::string& why_not) {
+  struct Row {
+    Path path;
+    const char* method;
+  };
+  const Row rows[] = {
+      {Path::tun, "through a tun device whose full queue drops each segment in the driver's xmit"},
+      {Path::loopback, "over lo to a socket: netif_rx, the backlog's poll, the stack"},
+      {Path::loopback_dropped, "over lo, dropped by a tc ingress filter: the backlog's poll"},
+      {Path::veth_dropped,
+       "over veth with GRO (NAPI), dropped at the peer's tc ingress: veth_xmit, veth_poll"},
+  };
+  std::vector<PathLab::Batch> batches;
+  std::vector<std::string> methods;
+  for (const Row& row : rows)
+    for (const std::size_t n : {std::size_t{1}, kSmallBatch, kLargeBatch}) {
+      if (n == 1 && row.path != Path::tun) continue;
+      batches.push_back({row.path, n});
+      methods.push_back("one UDP sendmsg of " + std::to_string(n) + " x 64 B" +
+                        (n > 1 ? " (GSO, segmented in software) " : " ") + row.method);
+    }
+  Expected<PathLab::PathSamples> sent = Error{"", why_not};
+  if (lab) {
+    p.progress("tun, loopback and veth paths, " + std::to_string(batches.size()) +
+               " batch kinds round-robin (root)");
+    sent = lab->send(p.budget(kPaths), batches);
+  }
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const std::string name = path_sample(batches[i].path, batches[i].segments);
+    if (!sent) {
+      p.record(name, methods[i], sent.error());
+      continue;
+    }
+    p.record(name,
+             methods[i] +
+                 "; sent round-robin with the other batch kinds (NET_RX softirqs per "
+                 "round " +
+                 fixed(sent->softirqs_per_round, 2) + ", one per received batch " +
+                 fixed(sent->softirqs_expected, 0) + ")",
+             std::move(sent.value().per_batch[i]));
+  }
+}
+
+}  // namespace
+
+Report run_plan(const PlanOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  Report report;
+  Header& h = report.header;
+  h.cpu_model = cpu_model();
+  h.cpus = static_cast<unsigned>(std::max(0L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  utsname names{};
+  h.kernel = ::uname(&names) == 0 ? names.release : "unknown";
+  h.date = utc_now();
+  h.quick = options.quick;
+  const std::string load_before = load_average();
+
+  Planner p(options);
+  {
+    // One CPU for the single-threaded measurements; the wake-ups pin their own threads.
+    const CpuPin pin(0);
+    host_calls(p);
+    messages(p);
+    std::unique_ptr<PathLab> lab;
+    std::string why_not = "not asked for";
+    if (options.lab) {
+      p.progress("setting up the lab's namespaces (root)");
+      auto opened = PathLab::open();
+      if (opened)
+        lab = std::move(opened.value());
+      else
+        why_not = opened.error().what();
+    }
+    h.lab = lab ? "measured" : "skipped: " + why_not;
+    paths(p, lab.get(), why_not);
+  }
+  threads(p);
+  detail::derive_keys(p);
+  report.entries = p.entries();
+  h.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  h.load = load_before + " -> " + load_average();
+  return report;
+}
+
+}  // namespace irqmod::rt::calibrate
