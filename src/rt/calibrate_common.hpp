@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "fd.hpp"
 #include "irqmod/error.hpp"
@@ -59,6 +60,38 @@ inline std::size_t warm_up_count(const Budget& budget) {
   return std::min<std::size_t>(200, budget.samples / 10 + 1);
 }
 
+// Several kinds of sample taken in rounds of blocks: each round takes `block` consecutive
+// samples of each kind in turn, after `settle` of that kind that are not kept (its caches warm
+// up again after the others ran). The blocks keep each kind's samples warm, as a loop of one
+// operation is; the rounds spread every kind over the whole run, so that a change of the
+// machine's load touches all alike and differences between kinds hold.
+struct Blocks {
+  std::size_t block;
+  std::size_t settle;
+};
+
+// Runs warm_up_count untimed samples of each kind, then rounds of blocks until `budget` ends
+// (its `samples` counts each kind's kept samples). `sample(kind, keep)` takes one sample and
+// returns false on failure; a kind that failed is not sampled again. Returns the rounds run.
+template <typename Sample>
+std::size_t in_blocks(const Budget& budget, std::size_t kinds, const Blocks& blocks,
+                      Sample&& sample) {
+  std::vector<bool> failed(kinds, false);
+  for (std::size_t i = 0; i < warm_up_count(budget); ++i)
+    for (std::size_t k = 0; k < kinds; ++k)
+      failed[k] = failed[k] || !sample(k, false);
+  std::size_t kept = 0;
+  std::size_t rounds = 0;
+  for (const Limits limits(budget); limits.more(kept); ++rounds) {
+    const std::size_t block = std::min(blocks.block, budget.samples - kept);
+    for (std::size_t k = 0; k < kinds; ++k)
+      for (std::size_t i = 0; !failed[k] && i < blocks.settle + block; ++i)
+        failed[k] = !sample(k, i >= blocks.settle);
+    kept += block;
+  }
+  return rounds;
+}
+
 // Calls of a few hundred ns are timed in runs of this many, a sample being a run's mean: the
 // clock's ~10 ns steps then cost under 1 ns of resolution.
 inline constexpr int kCallsPerSample = 16;
@@ -66,30 +99,6 @@ inline constexpr int kCallsPerSample = 16;
 // Nanoseconds per call of a run of `calls` timed from `start` to `end`, the clock's cost out.
 inline std::int64_t per_call(std::int64_t start, std::int64_t end, double clock, int calls) {
   return std::llround((static_cast<double>(end - start) - clock) / calls);
-}
-
-// Runs `op` (returns false on failure) warm_up_count times, then samples runs of `calls` of it
-// between two clock reads until the budget ends: a sample is a run's mean per call, the clock's
-// cost taken out.
-template <typename Op>
-Expected<Samples> time_each(const Budget& budget, const std::string& failure, Op&& op,
-                            int calls = 1) {
-  for (std::size_t i = 0; i < warm_up_count(budget); ++i)
-    if (!op()) return Error{"", failure};
-  const double clock = clock_cost_ns();
-  Samples samples;
-  samples.reserve(std::min(budget.samples, std::size_t{1} << 20));
-  for (const Limits limits(budget); limits.more(samples.size());) {
-    bool ok = true;
-    const std::int64_t start = now_ns();
-    for (int i = 0; i < calls; ++i)
-      ok = op() && ok;
-    const std::int64_t end = now_ns();
-    if (!ok) return Error{"", failure};
-    samples.push_back(per_call(start, end, clock, calls));
-  }
-  if (samples.empty()) return Error{"", "no sample within the time budget"};
-  return samples;
 }
 
 // A UDP/IPv4 socket bound to `address` (host order; INADDR_LOOPBACK by default) on a port the

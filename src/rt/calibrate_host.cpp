@@ -20,7 +20,6 @@ namespace irqmod::rt::calibrate {
 
 using detail::Fd;
 using detail::system_error;
-using detail::time_each;
 
 namespace detail {
 
@@ -118,39 +117,30 @@ CpuPin::~CpuPin() {
   ::pthread_setaffinity_np(::pthread_self(), sizeof saved, &saved);
 }
 
-Expected<Samples> clock_read(const Budget& budget) {
-  Samples samples;
-  for (const detail::Limits limits(budget); limits.more(samples.size());) {
-    const std::int64_t first = detail::now_ns();
-    std::int64_t last = first;
-    for (int i = 0; i < detail::kCallsPerSample; ++i)
-      last = detail::now_ns();
-    samples.push_back(detail::per_call(first, last, 0, detail::kCallsPerSample));
-  }
-  if (samples.empty()) return Error{"", "no sample within the time budget"};
-  return samples;
-}
-
-Expected<Samples> null_syscall(const Budget& budget) {
-  return time_each(
-      budget, "getppid failed", [] { return ::syscall(SYS_getppid) > 0; }, detail::kCallsPerSample);
-}
-
-Expected<Samples> udp_recv_empty(const Budget& budget) {
-  auto socket = detail::open_udp(true);
-  if (!socket) return socket.error();
-  std::array<char, 64> buffer{};
-  const int fd = socket->fd.get();
-  return time_each(
-      budget, "recvfrom on an empty socket did not answer EAGAIN",
-      [&] {
-        return ::recvfrom(fd, buffer.data(), buffer.size(), 0, nullptr, nullptr) < 0 &&
-               (errno == EAGAIN || errno == EWOULDBLOCK);
-      },
-      detail::kCallsPerSample);
-}
-
 namespace {
+
+// 64 samples of 16 calls, 0.1-0.4 ms, per block; the first 4 after another call's block settle.
+constexpr detail::Blocks kCallBlocks{64, 4};
+
+const char* failure_of(Call call) {
+  switch (call) {
+    case Call::clock_read:
+      return "clock_gettime failed";
+    case Call::getppid:
+      return "getppid failed";
+    case Call::recvfrom_empty:
+      return "recvfrom on an empty socket did not answer EAGAIN";
+    case Call::epoll_wait_empty:
+      return "epoll_wait on an empty socket did not return 0 events";
+    case Call::epoll_wait_ready:
+      return "epoll_wait on a ready socket did not return 1 event";
+    case Call::poll_empty:
+      return "poll on an empty socket did not answer 0";
+    case Call::xsk_sendto_unbound:
+      return "sendto on an unbound AF_XDP socket did not answer ENXIO";
+  }
+  return "?";
+}
 
 // An epoll instance watching `fd` for input (level-triggered).
 Expected<Fd> epoll_on(int fd) {
@@ -163,63 +153,193 @@ Expected<Fd> epoll_on(int fd) {
   return epoll;
 }
 
-// epoll_wait(timeout 0) sampled while it returns `events`.
-Expected<Samples> time_epoll_wait(const Budget& budget, int epoll, int events) {
-  epoll_event ready{};
-  return time_each(
-      budget, "epoll_wait did not return " + std::to_string(events) + " event(s)",
-      [&] { return ::epoll_wait(epoll, &ready, 1, 0) == events; }, detail::kCallsPerSample);
+// What the calls need: an empty socket (recvfrom, poll and an epoll of it), a socket with a
+// datagram queued that is never read (an epoll of it stays ready), an unbound AF_XDP socket.
+// A part that cannot be made fails only the calls that need it.
+class CallRig {
+ public:
+  CallRig() {
+    auto empty = detail::open_udp(true);
+    if (!empty) {
+      empty_error_ = empty.error();
+    } else {
+      empty_ = std::move(empty.value());
+      if (auto epoll = epoll_on(empty_.fd.get()))
+        epoll_empty_ = std::move(epoll.value());
+      else
+        empty_error_ = epoll.error();
+    }
+    ready_error_ = make_ready();
+#ifdef AF_XDP
+    xsk_ = Fd(::socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0));
+    if (!xsk_.ok()) xsk_error_ = system_error("socket(AF_XDP)");
+#else
+    xsk_error_ = Error{"", "AF_XDP is not defined by this C library"};
+#endif
+  }
+
+  // Why `call` cannot be sampled, if it cannot.
+  const std::optional<Error>& error(Call call) const {
+    static const std::optional<Error> none;
+    switch (call) {
+      case Call::recvfrom_empty:
+      case Call::epoll_wait_empty:
+      case Call::poll_empty:
+        return empty_error_;
+      case Call::epoll_wait_ready:
+        return ready_error_;
+      case Call::xsk_sendto_unbound:
+        return xsk_error_;
+      default:
+        return none;
+    }
+  }
+
+  // One sample of `call`: the mean of kCallsPerSample calls, the clock's cost out; empty when a
+  // call failed.
+  std::optional<std::int64_t> sample(Call call, double clock) {
+    switch (call) {
+      case Call::clock_read: {
+        // The clock's own cost stays in: a read and kCallsPerSample more, their span / count.
+        const std::int64_t first = detail::now_ns();
+        std::int64_t last = first;
+        for (int i = 0; i < detail::kCallsPerSample; ++i)
+          last = detail::now_ns();
+        return detail::per_call(first, last, 0, detail::kCallsPerSample);
+      }
+      case Call::getppid:
+        return run(clock, [] { return ::syscall(SYS_getppid) > 0; });
+      case Call::recvfrom_empty:
+        return run(clock, [this] {
+          return ::recvfrom(empty_.fd.get(), buffer_.data(), buffer_.size(), 0, nullptr, nullptr) <
+                     0 &&
+                 (errno == EAGAIN || errno == EWOULDBLOCK);
+        });
+      case Call::epoll_wait_empty:
+        return run(clock, [this] { return ::epoll_wait(epoll_empty_.get(), &event_, 1, 0) == 0; });
+      case Call::epoll_wait_ready:
+        return run(clock, [this] { return ::epoll_wait(epoll_ready_.get(), &event_, 1, 0) == 1; });
+      case Call::poll_empty:
+        return run(clock, [this] {
+          pollfd p{empty_.fd.get(), POLLIN, 0};
+          return ::poll(&p, 1, 0) == 0;
+        });
+      case Call::xsk_sendto_unbound:
+        return run(clock, [this] {
+          return ::sendto(xsk_.get(), nullptr, 0, MSG_DONTWAIT, nullptr, 0) < 0 && errno == ENXIO;
+        });
+    }
+    return std::nullopt;
+  }
+
+ private:
+  template <typename Op>
+  static std::optional<std::int64_t> run(double clock, Op&& op) {
+    bool ok = true;
+    const std::int64_t start = detail::now_ns();
+    for (int i = 0; i < detail::kCallsPerSample; ++i)
+      ok = op() && ok;
+    const std::int64_t end = detail::now_ns();
+    if (!ok) return std::nullopt;
+    return detail::per_call(start, end, clock, detail::kCallsPerSample);
+  }
+
+  std::optional<Error> make_ready() {
+    auto receiver = detail::open_udp(true);
+    if (!receiver) return receiver.error();
+    auto sender = detail::open_udp(true);
+    if (!sender) return sender.error();
+    const char byte = 'x';
+    if (::sendto(sender->fd.get(), &byte, 1, 0,
+                 reinterpret_cast<const sockaddr*>(&receiver->address),
+                 sizeof receiver->address) != 1)
+      return system_error("sendto");
+    if (!detail::wait_readable(receiver->fd.get(), 1000))
+      return Error{"", "the datagram that makes the socket ready did not arrive within 1 s"};
+    auto epoll = epoll_on(receiver->fd.get());
+    if (!epoll) return epoll.error();
+    ready_ = std::move(receiver.value());
+    epoll_ready_ = std::move(epoll.value());
+    return std::nullopt;
+  }
+
+  detail::UdpSocket empty_;
+  Fd epoll_empty_;
+  std::optional<Error> empty_error_;
+  detail::UdpSocket ready_;
+  Fd epoll_ready_;
+  std::optional<Error> ready_error_;
+  Fd xsk_;
+  std::optional<Error> xsk_error_;
+  std::array<char, 64> buffer_{};
+  epoll_event event_{};
+};
+
+}  // namespace
+
+std::vector<Expected<Samples>> calls_in_blocks(const Budget& budget,
+                                               const std::vector<Call>& calls) {
+  CallRig rig;
+  std::vector<Expected<Samples>> out;
+  std::vector<Call> live;  // the calls that can be sampled, in order
+  std::vector<std::size_t> slot;
+  for (const Call call : calls) {
+    if (const auto& e = rig.error(call)) {
+      out.emplace_back(*e);
+      continue;
+    }
+    slot.push_back(out.size());
+    live.push_back(call);
+    out.emplace_back(Samples{});
+  }
+  std::vector<bool> failed(live.size(), false);
+  std::vector<Samples> samples(live.size());
+  const double clock = detail::clock_cost_ns();
+  detail::in_blocks(budget, live.size(), kCallBlocks, [&](std::size_t c, bool keep) {
+    const auto sample = rig.sample(live[c], clock);
+    failed[c] = !sample;
+    if (sample && keep) samples[c].push_back(*sample);
+    return sample.has_value();
+  });
+  for (std::size_t c = 0; c < live.size(); ++c) {
+    if (failed[c])
+      out[slot[c]] = Error{"", failure_of(live[c])};
+    else if (samples[c].empty())
+      out[slot[c]] = Error{"", "no sample within the time budget"};
+    else
+      out[slot[c]] = std::move(samples[c]);
+  }
+  return out;
+}
+
+namespace {
+
+Expected<Samples> one_call(const Budget& budget, Call call) {
+  return std::move(calls_in_blocks(budget, {call})[0]);
 }
 
 }  // namespace
 
+Expected<Samples> clock_read(const Budget& budget) {
+  return one_call(budget, Call::clock_read);
+}
+Expected<Samples> null_syscall(const Budget& budget) {
+  return one_call(budget, Call::getppid);
+}
+Expected<Samples> udp_recv_empty(const Budget& budget) {
+  return one_call(budget, Call::recvfrom_empty);
+}
 Expected<Samples> epoll_wait_empty(const Budget& budget) {
-  auto socket = detail::open_udp(true);
-  if (!socket) return socket.error();
-  auto epoll = epoll_on(socket->fd.get());
-  if (!epoll) return epoll.error();
-  return time_epoll_wait(budget, epoll->get(), 0);
+  return one_call(budget, Call::epoll_wait_empty);
 }
-
 Expected<Samples> epoll_wait_ready(const Budget& budget) {
-  auto receiver = detail::open_udp(true);
-  if (!receiver) return receiver.error();
-  auto sender = detail::open_udp(true);
-  if (!sender) return sender.error();
-  const char byte = 'x';
-  if (::sendto(sender->fd.get(), &byte, 1, 0, reinterpret_cast<const sockaddr*>(&receiver->address),
-               sizeof receiver->address) != 1)
-    return system_error("sendto");
-  if (!detail::wait_readable(receiver->fd.get(), 1000))
-    return Error{"", "the datagram that makes the socket ready did not arrive within 1 s"};
-  auto epoll = epoll_on(receiver->fd.get());
-  if (!epoll) return epoll.error();
-  return time_epoll_wait(budget, epoll->get(), 1);
+  return one_call(budget, Call::epoll_wait_ready);
 }
-
 Expected<Samples> poll_one_socket(const Budget& budget) {
-  auto socket = detail::open_udp(true);
-  if (!socket) return socket.error();
-  pollfd p{socket->fd.get(), POLLIN, 0};
-  return time_each(
-      budget, "poll on an empty socket did not answer 0", [&] { return ::poll(&p, 1, 0) == 0; },
-      detail::kCallsPerSample);
+  return one_call(budget, Call::poll_empty);
 }
-
 Expected<Samples> xsk_sendto_unbound(const Budget& budget) {
-#ifdef AF_XDP
-  const Fd xsk(::socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0));
-  if (!xsk.ok()) return system_error("socket(AF_XDP)");
-  return time_each(
-      budget, "sendto on an unbound AF_XDP socket did not answer ENXIO",
-      [&] {
-        return ::sendto(xsk.get(), nullptr, 0, MSG_DONTWAIT, nullptr, 0) < 0 && errno == ENXIO;
-      },
-      detail::kCallsPerSample);
-#else
-  (void)budget;
-  return Error{"", "AF_XDP is not defined by this C library"};
-#endif
+  return one_call(budget, Call::xsk_sendto_unbound);
 }
 
 }  // namespace irqmod::rt::calibrate

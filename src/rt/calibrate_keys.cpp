@@ -103,11 +103,13 @@ void wakeups(Planner& p) {
 }
 
 void kernel_paths(Planner& p) {
-  // What a path's keys need: both batches of the tun's and of its own.
+  // What a path's keys need: its three batch sizes and the tun's.
   const auto needs = [](Path path) {
-    return std::vector<std::string>{path_sample(Path::tun, kSmallBatch),
-                                    path_sample(Path::tun, kLargeBatch),
-                                    path_sample(path, kSmallBatch), path_sample(path, kLargeBatch)};
+    std::vector<std::string> names;
+    for (const Path of : {Path::tun, path})
+      for (const std::size_t n : {std::size_t{1}, kSmallBatch, kLargeBatch})
+        names.push_back(path_sample(of, n));
+    return names;
   };
   p.key("cpu.tx-packet",
         "a 64 B UDP sendto (unconnected: route lookup) through a tun device that drops it in its "
@@ -120,24 +122,27 @@ void kernel_paths(Planner& p) {
       return p.median(path_sample(path, kSmallBatch)) + kSpan * line_of(p, Path::tun).slope;
     };
   };
-  // A path's fixed part less the tun's: its small batch's samples less its own slopes and the
-  // tun's intercept.
+  // A path's fixed part less the tun's: a one-datagram send less the tun's, less one packet's
+  // cost beyond the tun's (the slopes' difference).
   const auto intercept = [&p](Path path) {
-    return [&p, path] { return kSmall * line_of(p, path).slope + line_of(p, Path::tun).intercept; };
+    return [&p, path] {
+      return p.median(path_sample(Path::tun, 1)) + line_of(p, path).slope -
+             line_of(p, Path::tun).slope;
+    };
   };
   const std::string per_packet =
       " per packet: the slope between 4- and 32-segment sends less the tun's (which takes out "
       "the segmentation and the sendmsg's own per-segment work); spread of the 32-segment send "
       "/ 28";
   const std::string per_poll =
-      " per poll: the 4-segment send less 4 slopes, less the tun's intercept (the sendmsg's own "
-      "fixed part); spread of the 4-segment send";
+      " per poll: a one-datagram send less the tun's and less the per-packet cost above (the "
+      "slopes' difference); spread of the one-datagram send";
   const auto per_packet_key = [&](const char* key, const std::string& method, Path path) {
     p.key(key, method + per_packet, path_sample(path, kLargeBatch), needs(path), slope(path),
           kSpan);
   };
   const auto per_poll_key = [&](const char* key, const std::string& method, Path path) {
-    p.key(key, method + per_poll, path_sample(path, kSmallBatch), needs(path), intercept(path));
+    p.key(key, method + per_poll, path_sample(path, 1), needs(path), intercept(path));
   };
   per_packet_key("cpu.rx-packet",
                  "a loopback frame beyond its transmit: loopback_xmit, netif_rx, process_backlog's "

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <variant>
 #include <vector>
 
 #include "calibrate_common.hpp"
@@ -28,39 +29,15 @@ constexpr std::size_t kMaxTcpSize = 1 << 20;
 // Receive buffers far above one message of the largest size, so none is dropped.
 constexpr int kReceiveBufferBytes = 4 << 20;
 
+// 32 messages, 0.1-0.2 ms, per block; the first 4 after another exchange's block settle.
+constexpr detail::Blocks kMessageBlocks{32, 4};
+
 // A message header for one buffer, without an address.
 msghdr one_buffer(iovec& part) {
   msghdr message{};
   message.msg_iov = &part;
   message.msg_iovlen = 1;
   return message;
-}
-
-// Runs `exchange` warm_up_count times untimed, then times its send and receive separately.
-// An Exchange has send(), await() (untimed: waits until the whole message is queued at the
-// receiver) and receive(), each false on failure; a template, so no virtual call is timed.
-template <typename Exchange>
-Expected<MessageSamples> time_exchange(const Budget& budget, Exchange& exchange,
-                                       const std::string& what) {
-  for (std::size_t i = 0; i < detail::warm_up_count(budget); ++i)
-    if (!exchange.send() || !exchange.await() || !exchange.receive())
-      return Error{"", what + ": a message was not sent or not received"};
-  const double clock = detail::clock_cost_ns();
-  MessageSamples samples;
-  for (const detail::Limits limits(budget); limits.more(samples.send.size());) {
-    const std::int64_t send_start = now_ns();
-    const bool sent = exchange.send();
-    const std::int64_t send_end = now_ns();
-    if (!sent || !exchange.await()) return Error{"", what + ": a message was not sent"};
-    const std::int64_t receive_start = now_ns();
-    const bool received = exchange.receive();
-    const std::int64_t receive_end = now_ns();
-    if (!received) return Error{"", what + ": a queued message was not received"};
-    samples.send.push_back(detail::per_call(send_start, send_end, clock, 1));
-    samples.receive.push_back(detail::per_call(receive_start, receive_end, clock, 1));
-  }
-  if (samples.send.empty()) return Error{"", "no sample within the time budget"};
-  return samples;
 }
 
 class UdpExchange {
@@ -192,30 +169,95 @@ Expected<std::pair<Fd, Fd>> tcp_pair() {
   return std::pair{std::move(client), std::move(server)};
 }
 
-}  // namespace
+using AnyExchange = std::variant<UdpExchange, TcpExchange>;
 
-Expected<MessageSamples> udp_loopback(const Budget& budget, std::size_t size, MessageApi api) {
-  if (size < 1 || size > kMaxUdpSize)
-    return Error{"", "a UDP message of " + std::to_string(size) + " bytes: allowed 1 to " +
-                         std::to_string(kMaxUdpSize)};
-  auto sender = detail::open_udp(false);
-  if (!sender) return sender.error();
-  auto receiver = detail::open_udp(true);
-  if (!receiver) return receiver.error();
-  detail::raise_receive_buffer(receiver->fd.get(), kReceiveBufferBytes);
-  UdpExchange exchange(std::move(sender.value()), std::move(receiver.value()), size, api);
-  return time_exchange(budget, exchange, "UDP over loopback");
-}
-
-Expected<MessageSamples> tcp_loopback(const Budget& budget, std::size_t size, MessageApi api) {
-  if (size < 1 || size > kMaxTcpSize)
-    return Error{"", "a TCP message of " + std::to_string(size) + " bytes: allowed 1 to " +
+Expected<AnyExchange> open_exchange(const Message& m) {
+  if (!m.tcp) {
+    if (m.size < 1 || m.size > kMaxUdpSize)
+      return Error{"", "a UDP message of " + std::to_string(m.size) + " bytes: allowed 1 to " +
+                           std::to_string(kMaxUdpSize)};
+    auto sender = detail::open_udp(false);
+    if (!sender) return sender.error();
+    auto receiver = detail::open_udp(true);
+    if (!receiver) return receiver.error();
+    detail::raise_receive_buffer(receiver->fd.get(), kReceiveBufferBytes);
+    return AnyExchange(std::in_place_type<UdpExchange>, std::move(sender.value()),
+                       std::move(receiver.value()), m.size, m.api);
+  }
+  if (m.size < 1 || m.size > kMaxTcpSize)
+    return Error{"", "a TCP message of " + std::to_string(m.size) + " bytes: allowed 1 to " +
                          std::to_string(kMaxTcpSize)};
   auto pair = tcp_pair();
   if (!pair) return pair.error();
   auto& [client, server] = pair.value();
-  TcpExchange exchange(std::move(client), std::move(server), size, api);
-  return time_exchange(budget, exchange, "TCP over loopback");
+  return AnyExchange(std::in_place_type<TcpExchange>, std::move(client), std::move(server), m.size,
+                     m.api);
+}
+
+// One exchange's send and receive, timed separately; the wait between them is not. False when
+// a message was not sent or not received.
+bool sample(AnyExchange& any, double clock, MessageSamples& out) {
+  return std::visit(
+      [&](auto& exchange) {
+        const std::int64_t send_start = now_ns();
+        const bool sent = exchange.send();
+        const std::int64_t send_end = now_ns();
+        if (!sent || !exchange.await()) return false;
+        const std::int64_t receive_start = now_ns();
+        const bool received = exchange.receive();
+        const std::int64_t receive_end = now_ns();
+        if (!received) return false;
+        out.send.push_back(detail::per_call(send_start, send_end, clock, 1));
+        out.receive.push_back(detail::per_call(receive_start, receive_end, clock, 1));
+        return true;
+      },
+      any);
+}
+
+}  // namespace
+
+std::vector<Expected<MessageSamples>> messages_in_blocks(const Budget& budget,
+                                                         const std::vector<Message>& messages) {
+  std::vector<Expected<MessageSamples>> out;
+  std::vector<AnyExchange> exchanges;
+  std::vector<std::size_t> slot;  // out's index of each exchange
+  for (const Message& m : messages) {
+    auto opened = open_exchange(m);
+    if (!opened) {
+      out.emplace_back(opened.error());
+      continue;
+    }
+    slot.push_back(out.size());
+    exchanges.push_back(std::move(opened.value()));
+    out.emplace_back(MessageSamples{});
+  }
+  std::vector<MessageSamples> samples(exchanges.size());
+  std::vector<bool> failed(exchanges.size(), false);
+  const double clock = detail::clock_cost_ns();
+  detail::in_blocks(budget, exchanges.size(), kMessageBlocks, [&](std::size_t e, bool keep) {
+    MessageSamples discarded;
+    failed[e] = !sample(exchanges[e], clock, keep ? samples[e] : discarded);
+    return !failed[e];
+  });
+  for (std::size_t e = 0; e < exchanges.size(); ++e) {
+    const Message& m = messages[slot[e]];  // out has one entry per message, in order
+    const std::string what = std::string(m.tcp ? "TCP" : "UDP") + " over loopback";
+    if (failed[e])
+      out[slot[e]] = Error{"", what + ": a message was not sent or not received within 1 s"};
+    else if (samples[e].send.empty())
+      out[slot[e]] = Error{"", "no sample within the time budget"};
+    else
+      out[slot[e]] = std::move(samples[e]);
+  }
+  return out;
+}
+
+Expected<MessageSamples> udp_loopback(const Budget& budget, std::size_t size, MessageApi api) {
+  return std::move(messages_in_blocks(budget, {Message{false, api, size}})[0]);
+}
+
+Expected<MessageSamples> tcp_loopback(const Budget& budget, std::size_t size, MessageApi api) {
+  return std::move(messages_in_blocks(budget, {Message{true, api, size}})[0]);
 }
 
 }  // namespace irqmod::rt::calibrate

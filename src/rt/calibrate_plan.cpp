@@ -27,19 +27,20 @@ using detail::Planner;
 // The budgets: the full ones keep the whole run near 40 s on the 2-vCPU development VM
 // (docs/calibration.md has the measured times), --quick's near 6 s; each measurement stops at
 // its sample count when that comes first.
-// Calls of a few hundred ns: the sample count binds, in tens of ms.
-constexpr BudgetRow kCall{{100'000, milliseconds(500)}, {20'000, milliseconds(100)}};
-// A message or a batch through a kernel path, 1-40 us.
-constexpr BudgetRow kMessage{{20'000, milliseconds(1000)}, {3'000, milliseconds(120)}};
+// Every call of a few hundred ns: 7 calls, a sample of 16 of one 2-7 us.
+constexpr BudgetRow kCall{{30'000, milliseconds(2000)}, {4'000, milliseconds(250)}};
+// Every message exchange: 24 of them (3 sizes, UDP and TCP, two calls), a send and a receive
+// of 3-8 us.
+constexpr BudgetRow kMessage{{5'000, milliseconds(4000)}, {600, milliseconds(500)}};
 // Wake-ups and yields at once, a few us each.
-constexpr BudgetRow kSwitch{{30'000, milliseconds(500)}, {5'000, milliseconds(100)}};
+constexpr BudgetRow kSwitch{{30'000, milliseconds(500)}, {10'000, milliseconds(200)}};
 // One wake-up after a 10 us idle, or a 50 us sleep: tens of us.
-constexpr BudgetRow kShortIdleWait{{10'000, milliseconds(1000)}, {1'500, milliseconds(150)}};
+constexpr BudgetRow kShortIdleWait{{10'000, milliseconds(1000)}, {3'000, milliseconds(300)}};
 // One wake-up after a 5 ms idle: the time binds.
-constexpr BudgetRow kLongIdleWait{{700, milliseconds(4000)}, {70, milliseconds(400)}};
+constexpr BudgetRow kLongIdleWait{{700, milliseconds(4000)}, {150, milliseconds(800)}};
 
-// A round of every kernel-path batch kind, ~100 us.
-constexpr BudgetRow kPaths{{20'000, milliseconds(3000)}, {1'500, milliseconds(300)}};
+// Every kernel-path batch kind: 12 kinds of 1-40 us each.
+constexpr BudgetRow kPaths{{10'000, milliseconds(6000)}, {1'000, milliseconds(600)}};
 
 // The idles of the wake-up measurements: ~10 us, too short for the idle governor to matter
 // much, and ~5 ms, long enough that an idle vCPU has halted and its host thread slept.
@@ -93,50 +94,62 @@ std::string size_name(const char* what, std::size_t size) {
 
 void host_calls(Planner& p) {
   p.progress("a null system call, the clock, empty polls");
-  p.record("clock-read",
-           "two back-to-back clock_gettime(CLOCK_MONOTONIC); taken out of every "
-           "other sample",
-           clock_read(p.budget(kCall)));
-  p.record("getppid", "syscall(SYS_getppid)", null_syscall(p.budget(kCall)));
-  p.record("recvfrom-empty", "recvfrom on an empty non-blocking UDP socket (EAGAIN)",
-           udp_recv_empty(p.budget(kCall)));
-  p.record("epoll-wait-empty", "epoll_wait(timeout 0) on one empty UDP socket",
-           epoll_wait_empty(p.budget(kCall)));
-  p.record("epoll-wait-ready", "epoll_wait(timeout 0) on one UDP socket with a datagram queued",
-           epoll_wait_ready(p.budget(kCall)));
-  p.record("poll-empty", "poll(timeout 0) on one empty UDP socket",
-           poll_one_socket(p.budget(kCall)));
-  p.record("xsk-sendto", "sendto(MSG_DONTWAIT) on an unbound AF_XDP socket (ENXIO)",
-           xsk_sendto_unbound(p.budget(kCall)));
+  struct Row {
+    Call call;
+    const char* name;
+    const char* method;
+  };
+  const Row rows[] = {
+      {Call::clock_read, "clock-read",
+       "clock_gettime(CLOCK_MONOTONIC), back to back; taken out of every other sample"},
+      {Call::getppid, "getppid", "syscall(SYS_getppid)"},
+      {Call::recvfrom_empty, "recvfrom-empty", "recvfrom on an empty non-blocking UDP socket"},
+      {Call::epoll_wait_empty, "epoll-wait-empty", "epoll_wait(timeout 0) on one empty UDP socket"},
+      {Call::epoll_wait_ready, "epoll-wait-ready",
+       "epoll_wait(timeout 0) on one UDP socket with a datagram queued"},
+      {Call::poll_empty, "poll-empty", "poll(timeout 0) on one empty UDP socket"},
+      {Call::xsk_sendto_unbound, "xsk-sendto",
+       "sendto(MSG_DONTWAIT) on an unbound AF_XDP socket (ENXIO)"},
+  };
+  std::vector<Call> calls;
+  for (const Row& row : rows)
+    calls.push_back(row.call);
+  auto results = calls_in_blocks(p.budget(kCall), calls);
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    p.record(rows[i].name,
+             std::string(rows[i].method) +
+                 "; a sample is the mean of 16 calls, in blocks of 64 between the other calls'",
+             std::move(results[i]));
 }
 
 void messages(Planner& p) {
-  for (const std::size_t size : kMessageSizes) {
-    const std::string bytes = std::to_string(size) + " B";
-    for (const bool tcp : {false, true}) {
-      for (const MessageApi api : {MessageApi::sendto_recvfrom, MessageApi::sendmsg_recvmsg}) {
-        const bool plain = api == MessageApi::sendto_recvfrom;
-        const char* send =
-            tcp ? (plain ? "tcp-send" : "tcp-sendmsg") : (plain ? "udp-sendto" : "udp-sendmsg");
-        const char* receive =
-            tcp ? (plain ? "tcp-recv" : "tcp-recvmsg") : (plain ? "udp-recvfrom" : "udp-recvmsg");
-        p.progress(std::string(send) + " / " + receive + " of " + bytes + " over loopback");
-        auto pair = tcp ? tcp_loopback(p.budget(kMessage), size, api)
-                        : udp_loopback(p.budget(kMessage), size, api);
-        const std::string where =
-            tcp ? " on a TCP connection over 127.0.0.1 (TCP_NODELAY)" : " over 127.0.0.1";
-        const std::string send_method =
-            std::string(send) + " of " + bytes + where + ", the receive softirq it runs included";
-        const std::string receive_method =
-            std::string(receive) + " of " + bytes + " already queued" + where;
-        if (pair) {
-          p.record(size_name(send, size), send_method, std::move(pair.value().send));
-          p.record(size_name(receive, size), receive_method, std::move(pair.value().receive));
-        } else {
-          p.record(size_name(send, size), send_method, pair.error());
-          p.record(size_name(receive, size), receive_method, pair.error());
-        }
-      }
+  p.progress("UDP and TCP over loopback, every size and call");
+  std::vector<Message> asked;
+  for (const std::size_t size : kMessageSizes)
+    for (const bool tcp : {false, true})
+      for (const MessageApi api : {MessageApi::sendto_recvfrom, MessageApi::sendmsg_recvmsg})
+        asked.push_back(Message{tcp, api, size});
+  auto results = messages_in_blocks(p.budget(kMessage), asked);
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    const Message& m = asked[i];
+    const bool plain = m.api == MessageApi::sendto_recvfrom;
+    const char* send =
+        m.tcp ? (plain ? "tcp-send" : "tcp-sendmsg") : (plain ? "udp-sendto" : "udp-sendmsg");
+    const char* receive =
+        m.tcp ? (plain ? "tcp-recv" : "tcp-recvmsg") : (plain ? "udp-recvfrom" : "udp-recvmsg");
+    const std::string bytes = std::to_string(m.size) + " B";
+    const std::string where =
+        m.tcp ? " on a TCP connection over 127.0.0.1 (TCP_NODELAY)" : " over 127.0.0.1";
+    const std::string send_method =
+        std::string(send) + " of " + bytes + where + ", the receive softirq it runs included";
+    const std::string receive_method =
+        std::string(receive) + " of " + bytes + " already queued" + where;
+    if (results[i]) {
+      p.record(size_name(send, m.size), send_method, std::move(results[i].value().send));
+      p.record(size_name(receive, m.size), receive_method, std::move(results[i].value().receive));
+    } else {
+      p.record(size_name(send, m.size), send_method, results[i].error());
+      p.record(size_name(receive, m.size), receive_method, results[i].error());
     }
   }
 }
@@ -156,7 +169,8 @@ void threads(Planner& p) {
   p.progress("wake-ups on the other CPU, after 10 us and 5 ms idle");
   p.record("wake-other-core-10us", wake + "; other CPU, idle 10 us before (the waker spinning)",
            wakeup_latency(p.budget(kShortIdleWait), WakeCore::other, kShortIdle));
-  p.record("wake-other-core-5ms", wake + "; other CPU, idle 5 ms before (both CPUs may halt)",
+  p.record("wake-other-core-5ms",
+           wake + "; other CPU, idle 5 ms before (the waker sleeping: both CPUs may halt)",
            wakeup_latency(p.budget(kLongIdleWait), WakeCore::other, kLongIdle));
   p.progress("hrtimer lateness");
   p.record("hrtimer-50us",
@@ -181,7 +195,6 @@ void paths(Planner& p, PathLab* lab, const std::string& why_not) {
   std::vector<std::string> methods;
   for (const Row& row : rows)
     for (const std::size_t n : {std::size_t{1}, kSmallBatch, kLargeBatch}) {
-      if (n == 1 && row.path != Path::tun) continue;
       batches.push_back({row.path, n});
       methods.push_back("one UDP sendmsg of " + std::to_string(n) + " x 64 B" +
                         (n > 1 ? " (GSO, segmented in software) " : " ") + row.method);
@@ -189,7 +202,7 @@ void paths(Planner& p, PathLab* lab, const std::string& why_not) {
   Expected<PathLab::PathSamples> sent = Error{"", why_not};
   if (lab) {
     p.progress("tun, loopback and veth paths, " + std::to_string(batches.size()) +
-               " batch kinds round-robin (root)");
+               " batch kinds in blocks (root)");
     sent = lab->send(p.budget(kPaths), batches);
   }
   for (std::size_t i = 0; i < batches.size(); ++i) {
@@ -199,11 +212,8 @@ void paths(Planner& p, PathLab* lab, const std::string& why_not) {
       continue;
     }
     p.record(name,
-             methods[i] +
-                 "; sent round-robin with the other batch kinds (NET_RX softirqs per "
-                 "round " +
-                 fixed(sent->softirqs_per_round, 2) + ", one per received batch " +
-                 fixed(sent->softirqs_expected, 0) + ")",
+             methods[i] + "; in blocks of 32 between the other kinds' (NET_RX softirqs per " +
+                 "received batch " + fixed(sent->softirqs_per_send, 2) + ")",
              std::move(sent.value().per_batch[i]));
   }
 }

@@ -121,7 +121,9 @@ Expected<Samples> yield_switch(const Budget& budget, double* switched) {
   return samples;
 }
 
-Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration idle) {
+Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore core,
+                                                const std::vector<Duration>& idles) {
+  if (idles.empty()) return std::vector<Samples>{};
   const int other_cpu = allowed_cpu(1);  // before pinning, which leaves one
   const CpuPin pin(0);
   if (pin.error()) return *pin.error();
@@ -133,9 +135,8 @@ Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration i
   if (!ping.ok() || !pong.ok()) return system_error("eventfd");
   std::atomic<bool> stop{false};
   std::atomic<bool> failed{false};
-  std::atomic<std::int64_t> sent_at{0};
   std::atomic<std::int64_t> woken_at{0};
-  Samples samples;
+  std::vector<Samples> samples(idles.size());
   {
     const Partner partner(
         [&] {
@@ -159,21 +160,28 @@ Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration i
     const double clock = detail::clock_cost_ns();
     const std::size_t warm_up = std::min<std::size_t>(detail::warm_up_count(budget), 10);
     const detail::Limits limits(budget);
-    for (std::size_t round = 0; limits.more(samples.size()); ++round) {
-      if (idle > kLongestSpin)
-        sleep_for(idle);
-      else if (idle > Duration::zero())
-        spin_for(idle);
-      const std::int64_t start = now_ns();
-      sent_at.store(start);
-      if (::eventfd_write(ping.get(), 1) != 0 || !take(pong.get()) || failed.load())
-        return Error{"", "the partner thread failed (pinning to CPU " +
-                             std::to_string(partner_cpu) + ", or eventfd)"};
-      if (round >= warm_up) samples.push_back(detail::per_call(start, woken_at.load(), clock, 1));
-    }
+    for (std::size_t round = 0; limits.more(samples[0].size()); ++round)
+      for (std::size_t i = 0; i < idles.size(); ++i) {
+        if (idles[i] > kLongestSpin)
+          sleep_for(idles[i]);
+        else if (idles[i] > Duration::zero())
+          spin_for(idles[i]);
+        const std::int64_t start = now_ns();
+        if (::eventfd_write(ping.get(), 1) != 0 || !take(pong.get()) || failed.load())
+          return Error{"", "the partner thread failed (pinning to CPU " +
+                               std::to_string(partner_cpu) + ", or eventfd)"};
+        if (round >= warm_up)
+          samples[i].push_back(detail::per_call(start, woken_at.load(), clock, 1));
+      }
   }
-  if (samples.empty()) return Error{"", "no sample within the time budget"};
+  if (samples[0].empty()) return Error{"", "no sample within the time budget"};
   return samples;
+}
+
+Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration idle) {
+  auto samples = wakeup_latencies(budget, core, {idle});
+  if (!samples) return samples.error();
+  return std::move(samples.value()[0]);
 }
 
 Expected<Samples> hrtimer_lateness(const Budget& budget, Duration timeout) {

@@ -57,8 +57,28 @@ int allowed_cpu(int nth);
 
 // ---- one thread, no privilege (calibrate_host.cpp) -------------------------------------------
 
-// Two back-to-back CLOCK_MONOTONIC reads: the sample is their difference, the cost of one read
-// (a vDSO call with the tsc clocksource). The only measurement whose clock cost stays in.
+// The calls below, by name, for calls_in_blocks.
+enum class Call : std::uint8_t {
+  clock_read,
+  getppid,
+  recvfrom_empty,
+  epoll_wait_empty,
+  epoll_wait_ready,
+  poll_empty,
+  xsk_sendto_unbound,
+};
+
+// Samples of each of `calls` (the functions below say what each times), taken in rounds of
+// blocks (64 samples of one call, then of the next) until the budget (whose `samples` counts
+// each call's) ends: a call stays warm within its block, and a change of the machine's load
+// touches all calls alike, so the differences between them hold. A sample is the mean of 16
+// calls (the clock steps by ~10 ns on the development VM, too coarse for one call). One result
+// per call asked, in order; a call that cannot run has its Error.
+std::vector<Expected<Samples>> calls_in_blocks(const Budget& budget,
+                                               const std::vector<Call>& calls);
+
+// Back-to-back CLOCK_MONOTONIC reads: the cost of one (a vDSO call with the tsc clocksource).
+// The only measurement whose clock cost stays in.
 Expected<Samples> clock_read(const Budget& budget);
 // syscall(SYS_getppid): entry, a field read, exit.
 Expected<Samples> null_syscall(const Budget& budget);
@@ -87,6 +107,19 @@ struct MessageSamples {
   Samples receive;  // the receiving call alone, of a message already queued
 };
 
+struct Message {
+  bool tcp = false;  // TCP, else UDP
+  MessageApi api = MessageApi::sendto_recvfrom;
+  std::size_t size = 64;  // bytes
+};
+
+// Each of `messages` exchanged in rounds of blocks (32 of one, then of the next: each warm
+// within its block, a change of load touching all alike) until the budget (whose `samples`
+// counts each one's) ends; one result per message asked, in order. UDP and TCP as udp_loopback
+// and tcp_loopback say.
+std::vector<Expected<MessageSamples>> messages_in_blocks(const Budget& budget,
+                                                         const std::vector<Message>& messages);
+
 // UDP datagrams of `size` bytes (1 to 65507) between two sockets on 127.0.0.1.
 Expected<MessageSamples> udp_loopback(const Budget& budget, std::size_t size, MessageApi api);
 // TCP messages of `size` bytes (1 to 1 MiB) on one connection over 127.0.0.1, TCP_NODELAY
@@ -113,6 +146,10 @@ enum class WakeCore {
 // both CPUs can halt. On the same CPU the wakee runs only once the waker blocks in its own read,
 // so a sample there also holds that read's entry and the switch.
 Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration idle);
+// The same for each of `idles` in turn, one sample of each per round (the budget's `samples`
+// counts rounds), so that their differences hold when the machine's load changes.
+Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore core,
+                                                const std::vector<Duration>& idles);
 
 // How late a relative clock_nanosleep of `timeout` returns with the thread's timer slack set to
 // 1 ns (restored after): the hrtimer's lateness plus the sleeper's wake-up and switch-in.
@@ -149,14 +186,16 @@ class PathLab {
   };
   struct PathSamples {
     std::vector<Samples> per_batch;  // per batch asked for, in order
-    double softirqs_per_round = 0;   // NET_RX softirqs this CPU counted per round (/proc/softirqs)
-    double softirqs_expected = 0;    // one per batch that is received: each polled in its send
+    // NET_RX softirqs this CPU counted (/proc/softirqs) per send of a batch that is received:
+    // 1 when each batch was polled in the softirq its own send ran.
+    double softirqs_per_send = 0;
   };
 
-  // Sends `batches` round-robin, one of each per round, so that a change in the machine's load
-  // touches all of them alike, until the budget (whose `samples` counts rounds) ends. A sample
-  // is one batch's sendmsg, the NET_RX softirq it runs included; delivered datagrams are read
-  // back, not timed.
+  // Sends `batches` in rounds of blocks (32 sends of one kind, then of the next), so that each
+  // kind's path stays warm within its block and a change of the machine's load touches all
+  // kinds alike, until the budget (whose `samples` counts each kind's) ends. A sample is one
+  // batch's sendmsg, the NET_RX softirq it runs included; delivered datagrams are read back,
+  // not timed.
   Expected<PathSamples> send(const Budget& budget, const std::vector<Batch>& batches);
 
   struct Sockets;
