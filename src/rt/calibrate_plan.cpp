@@ -3,10 +3,13 @@
 // derive), so a derived key keeps the spread of the measurement it comes from.
 #include "irqmod/rt/calibrate_plan.hpp"
 
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -82,6 +85,39 @@ std::string utc_now() {
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
 }
+
+// The calling thread at nice -20 while it lives (threads it starts inherit it), its nice value
+// restored after. Other tenants' work on the measured CPU (this VM is shared with builds) then
+// rarely preempts a sample: at load average 6.5 two full runs at nice 0 moved the null system
+// call by 40 %, at nice -20 they agreed with a run at load 5 on 44 of 45 keys. It stays a CFS
+// thread (not SCHED_FIFO), so the wake-ups take the scheduler's usual path.
+class Priority {
+ public:
+  Priority() {
+    errno = 0;
+    previous_ = ::getpriority(PRIO_PROCESS, 0);
+    if (errno != 0) {
+      text_ = "unknown (getpriority: " + std::string(std::strerror(errno)) + ")";
+      return;
+    }
+    raised_ = ::setpriority(PRIO_PROCESS, 0, kNice) == 0;
+    text_ = raised_ ? std::to_string(kNice)
+                    : std::to_string(previous_) + " (nice " + std::to_string(kNice) +
+                          " refused: " + std::strerror(errno) + "; root or CAP_SYS_NICE raises it)";
+  }
+  Priority(const Priority&) = delete;
+  Priority& operator=(const Priority&) = delete;
+  ~Priority() {
+    if (raised_) ::setpriority(PRIO_PROCESS, 0, previous_);
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  static constexpr int kNice = -20;
+  int previous_ = 0;
+  bool raised_ = false;
+  std::string text_;
+};
 
 std::string fixed(double value, int decimals) {
   std::ostringstream out;
@@ -234,6 +270,8 @@ Report run_plan(const PlanOptions& options) {
   h.date = utc_now();
   h.quick = options.quick;
   const std::string load_before = load_average();
+  const Priority priority;
+  h.nice = priority.text();
 
   Planner p(options);
   {

@@ -207,7 +207,7 @@ void write_platform(std::ostream& out, const Report& report, const KeyKnown& kno
       << "# date: " << h.date << "\n"
       << "# command: " << h.command << "\n"
       << "# run: " << decimal_text(h.seconds) << " s, " << (h.quick ? "--quick" : "full")
-      << "; load average " << h.load << "\n"
+      << ", nice " << h.nice << "; load average " << h.load << "\n"
       << "# root measurements (the lab's namespaces): " << h.lab << "\n"
       << "#\n"
          "# A key's line is its value in the cost syntax (docs/simulator.md: a duration, uniform,\n"
@@ -263,7 +263,8 @@ void write_json(std::ostream& out, const Report& report, const KeyKnown& known) 
       << ", \"kernel\": " << json_string(h.kernel) << ", \"date\": " << json_string(h.date)
       << ", \"command\": " << json_string(h.command) << ", \"seconds\": " << decimal_text(h.seconds)
       << ", \"quick\": " << (h.quick ? "true" : "false") << ", \"load\": " << json_string(h.load)
-      << ", \"lab\": " << json_string(h.lab) << ", \"entries\": [";
+      << ", \"nice\": " << json_string(h.nice) << ", \"lab\": " << json_string(h.lab)
+      << ", \"entries\": [";
   for (std::size_t i = 0; i < report.entries.size(); ++i) {
     const Entry& e = report.entries[i];
     const Kind kind = kind_of(e, known);

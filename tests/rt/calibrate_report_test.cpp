@@ -94,6 +94,7 @@ Report sample_report() {
                     4.5,
                     true,
                     "0.10 -> 0.20",
+                    "-20",
                     "measured"};
   r.entries = {
       Entry{"cpu.syscall", "getppid", Summary{100, 160, 170, 180}, "", false},
@@ -126,7 +127,7 @@ TEST(calibrate_report, the_platform_file_has_the_host_and_the_run_in_its_header)
   for (const char* line :
        {"# cpu: AMD EPYC (2 CPUs)\n", "# kernel: 6.18.44\n", "# date: 2026-12-01T00:00:00Z\n",
         "# command: irqmod calibrate --quick\n",
-        "# run: 4.5 s, --quick; load average 0.10 -> 0.20\n"})
+        "# run: 4.5 s, --quick, nice -20; load average 0.10 -> 0.20\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line;
 }
 
@@ -194,6 +195,7 @@ TEST(calibrate_report, json_has_every_entry_with_its_kind_value_spread_and_reaso
   EXPECT_EQ(doc["cpu_model"], "AMD EPYC");
   EXPECT_EQ(doc["quick"], true);
   EXPECT_DOUBLE_EQ(doc["seconds"].get<double>(), 4.5);
+  EXPECT_EQ(doc["nice"], "-20");
   const auto& entries = doc["entries"];
   ASSERT_EQ(entries.size(), 6u);
   EXPECT_EQ(entries[0]["kind"], "key");

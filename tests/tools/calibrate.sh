@@ -13,7 +13,7 @@ took=$(($(date +%s) - start))
 ((took <= 20)) || { echo "calibrate --quick took $took s"; exit 1; }
 file="$dir/measured.toml"
 for header in '^# cpu: ' '^# kernel: ' '^# date: ' '^# command: irqmod calibrate --out .* --quick --json$' \
-              '^# run: [0-9.]+ s, --quick; load average '; do
+              '^# run: [0-9.]+ s, --quick, nice -?[0-9]+.*; load average '; do
   grep -Eq "$header" "$file" || { echo "no header line /$header/"; cat "$file"; exit 1; }
 done
 # A key line: name = "value"  # method; p10/p50/p90 A/B/C ns; n N; fit: why

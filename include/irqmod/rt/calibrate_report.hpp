@@ -78,6 +78,7 @@ struct Header {
   double seconds = 0;     // how long the measurements took
   bool quick = false;     // --quick
   std::string load;       // /proc/loadavg's first field before -> after
+  std::string nice;       // the measurements' nice value ("-20"), or why it stayed
   std::string lab;        // "measured" or why the root measurements were skipped
 };
 
