@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,39 +36,55 @@ struct BudgetRow {
   Budget quick;
 };
 
-// Collects raw measurements and the entries derived from them.
+// Collects raw measurements, pooled over the plan's passes, and the entries derived from them.
 class Planner {
  public:
-  explicit Planner(const PlanOptions& options) : options_(options) {}
+  // `passes`: how many times the plan runs each measurement, each with 1/passes of its budget.
+  Planner(const PlanOptions& options, int passes) : options_(options), passes_(passes) {}
 
   Budget budget(const BudgetRow& row) const {
     const Budget& b = options_.quick ? row.quick : row.full;
+    const double share = options_.scale / passes_;
     return Budget{
-        std::max<std::size_t>(
-            1, static_cast<std::size_t>(static_cast<double>(b.samples) * options_.scale)),
-        Duration{static_cast<std::int64_t>(static_cast<double>(b.time.count()) * options_.scale)}};
+        std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(b.samples) * share)),
+        Duration{static_cast<std::int64_t>(static_cast<double>(b.time.count()) * share)}};
   }
 
-  // Records a raw measurement under `name`; false when it failed (the entry says why).
+  // Adds a pass's samples of the raw measurement `name`; false when it failed. A measurement
+  // that failed in any pass is reported as failed, with the first pass's error.
   bool record(const std::string& name, const std::string& method, Expected<Samples> samples) {
-    Entry e{name, method, {}, {}, true};
-    if (samples) {
-      e.summary = summarise(samples.value());
-      samples_[name] = std::move(samples.value());
-    } else {
-      e.skipped = samples.error().what();
+    Raw& raw = raw_[name];
+    if (raw.method.empty()) {
+      raw.method = method;
+      order_.push_back(name);
     }
-    entries_.push_back(std::move(e));
-    return samples_.count(name) > 0;
+    if (!samples) {
+      if (raw.error.empty()) raw.error = samples.error().what();
+    } else {
+      raw.samples.insert(raw.samples.end(), samples.value().begin(), samples.value().end());
+    }
+    raw.summary.reset();
+    return raw.error.empty();
+  }
+
+  // A number that checks a measurement (NET_RX softirqs per send, ...), one per pass; the
+  // method says its range over the passes.
+  void annotate(const std::string& name, const std::string& label, double value) {
+    Raw& raw = raw_[name];
+    raw.label = label;
+    raw.notes.push_back(value);
   }
 
   void progress(const std::string& what) const {
     if (options_.progress) options_.progress(what);
   }
 
-  bool has(const std::string& name) const { return samples_.count(name) > 0; }
-  const Samples& samples(const std::string& name) const { return samples_.at(name); }
-  double median(const std::string& name) const { return summarise(samples(name)).p50; }
+  bool has(const std::string& name) const {
+    const auto it = raw_.find(name);
+    return it != raw_.end() && it->second.error.empty() && !it->second.samples.empty();
+  }
+  const Samples& samples(const std::string& name) const { return raw_.at(name).samples; }
+  double median(const std::string& name) const { return summary(name).p50; }
 
   // A key from `main`'s samples less `subtract`, divided by `divide`; skipped (naming the
   // first missing measurement) unless every one in `needs` was measured.
@@ -86,28 +104,65 @@ class Planner {
     keys_.push_back(Entry{key, {}, {}, why});
   }
 
-  // Keys first (in the order derived), then the raw measurements.
+  // Keys first (in the order derived), then the raw measurements (in the order first recorded).
   std::vector<Entry> entries() const {
     std::vector<Entry> all = keys_;
-    all.insert(all.end(), entries_.begin(), entries_.end());
+    for (const std::string& name : order_) {
+      const Raw& raw = raw_.at(name);
+      Entry e{name, raw.method + notes_text(raw) + passes_text(), {}, raw.error, true};
+      if (raw.error.empty()) e.summary = summary(name);
+      if (raw.error.empty() && raw.samples.empty()) e.skipped = "no sample";
+      all.push_back(std::move(e));
+    }
     return all;
   }
 
-  void annotate(const std::string& name, const std::string& note) {
-    for (Entry& e : entries_)
-      if (e.key == name) e.method += note;
+ private:
+  struct Raw {
+    std::string method;
+    Samples samples;                         // every pass's, in order
+    std::string error;                       // the first failure; empty when none
+    std::string label;                       // what `notes` are
+    std::vector<double> notes;               // one per pass
+    mutable std::optional<Summary> summary;  // of `samples`, computed when first asked
+  };
+
+  const Summary& summary(const std::string& name) const {
+    const Raw& raw = raw_.at(name);
+    if (!raw.summary) raw.summary = summarise(raw.samples);
+    return *raw.summary;
   }
 
- private:
+  static std::string notes_text(const Raw& raw) {
+    if (raw.notes.empty()) return "";
+    const auto [low, high] = std::minmax_element(raw.notes.begin(), raw.notes.end());
+    std::string text = "; " + raw.label + " " + two_decimals(*low);
+    if (*high != *low) text += " to " + two_decimals(*high);
+    return text;
+  }
+
+  static std::string two_decimals(double value) {
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(2);
+    out << value;
+    return out.str();
+  }
+
+  std::string passes_text() const {
+    return passes_ > 1 ? "; pooled over " + std::to_string(passes_) + " passes" : "";
+  }
+
   std::string why_missing(const std::string& name) const {
-    for (const Entry& e : entries_)
-      if (e.key == name) return e.skipped;
-    return "not run";
+    const auto it = raw_.find(name);
+    if (it == raw_.end()) return "not run";
+    return it->second.error.empty() ? "no sample" : it->second.error;
   }
 
   const PlanOptions& options_;
-  std::map<std::string, Samples> samples_;
-  std::vector<Entry> entries_;  // raw
+  int passes_;
+  std::map<std::string, Raw> raw_;
+  std::vector<std::string> order_;  // raw measurements in the order first recorded
   std::vector<Entry> keys_;
 };
 
