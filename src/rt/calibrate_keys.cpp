@@ -41,8 +41,13 @@ void calls(Planner& p) {
         "less cpu.syscall",
         "xsk-sendto", {"getppid"}, syscall);
   p.key("cpu.epoll-wait",
-        "epoll_wait(timeout 0) returning the one ready socket it watches, less cpu.syscall",
-        "epoll-wait-ready", {"getppid"}, syscall);
+        "epoll_wait(timeout 0) returning the one ready socket it watches, its system call "
+        "included (the key is a whole call)",
+        "epoll-wait-ready", {}, nothing);
+  p.key("cpu.recv-empty",
+        "recvfrom on an empty non-blocking UDP socket, its system call included: the call that "
+        "ends a drain with EAGAIN (the key is a whole call)",
+        "recvfrom-empty", {}, nothing);
   p.key("cpu.epoll-empty", "epoll_wait(timeout 0) on one empty socket, less cpu.syscall",
         "epoll-wait-empty", {"getppid"}, syscall);
   p.key("cpu.app-message",

@@ -378,8 +378,8 @@ const KeySpec kSchema[] = {
   // platform preset sets them (irqmod calibrate measures them: docs/calibration.md).
   {"cpu.epoll-wait", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it; a whole epoll_wait call (system call included) that returns ready events", bind<&S::cpu, &CpuSection::epoll_wait>()},
   {"cpu.recv-empty", V::distribution, 0, kMs, "ns", "0", "", "not charged until a platform preset sets it; a whole non-blocking recv (system call included) that finds the socket empty: the last of a drain, a spinning loop's turn", bind<&S::cpu, &CpuSection::recv_empty>()},
-  {"cpu.wakeup-remote", V::distribution, 0, kMs, "ns", "0", "", "0: a thread woken on an idle core starts at once; else the latency from the wake-up on another core to the thread running, the core idle less than cpu.idle-halt (IPI, idle exit while the host still polls the vCPU)", bind<&S::cpu, &CpuSection::wakeup_remote>()},
-  {"cpu.wakeup-idle", V::distribution, 0, kS, "ns", "0", "", "0: as cpu.wakeup-remote says; else the same latency when the core was idle cpu.idle-halt or longer (a halted vCPU the host has descheduled)", bind<&S::cpu, &CpuSection::wakeup_idle>()},
+  {"cpu.wakeup-remote", V::distribution, 0, kMs, "ns", "0", "", "0: a thread woken on an idle core starts at once; else the latency from the wake-up on another core to the thread running (the IPI and the idle core's exit; cpu.wakeup-idle adds to it after a long idle)", bind<&S::cpu, &CpuSection::wakeup_remote>()},
+  {"cpu.wakeup-idle", V::distribution, 0, kS, "ns", "0", "", "0: as cpu.wakeup-remote says; else what a core idle cpu.idle-halt or longer adds to it (a halted vCPU the host has descheduled)", bind<&S::cpu, &CpuSection::wakeup_idle>()},
   {"cpu.idle-halt", V::duration, 0, kS, "us", "200us", "",
    "KVM's default halt_poll_ns on x86 (KVM_HALT_POLL_NS_DEFAULT 200000, virt/kvm: the host polls a halted vCPU that long before descheduling it) — an assumption about the host, which a guest cannot read; calibrate measures wake-ups on both sides of it",
    bind<&S::cpu, &CpuSection::idle_halt>()},

@@ -277,7 +277,7 @@ TEST(scenario_platform, a_platform_sets_its_keys_before_the_files_own) {
   ASSERT_TRUE(other.ok()) << other.error().what();
   EXPECT_EQ(other->platform, "epyc-vm");
   EXPECT_EQ(other->cpu.irq_entry, Distribution::constant_ns(0));
-  EXPECT_EQ(other->cpu.napi_poll, Distribution::constant_ns(200));
+  EXPECT_NE(other->cpu.napi_poll, Distribution::constant_ns(0));  // calibrate's measurement
   EXPECT_EQ(other->cpu.syscall, Distribution::constant_ns(99));
 }
 

@@ -30,7 +30,7 @@ while IFS= read -r line; do
 done <"$file"
 ((keys >= 10)) || { echo "only $keys key lines"; cat "$file"; exit 1; }
 grep -q '^syscall = ' "$file" || { echo "no cpu.syscall"; exit 1; }
-grep -q '^# no key yet: cpu\.wakeup-idle = \|^# skipped: cpu\.wakeup-idle: ' "$file" \
+grep -q '^wakeup-idle = \|^# no key yet: cpu\.wakeup-idle = \|^# skipped: cpu\.wakeup-idle: ' "$file" \
   || { echo "cpu.wakeup-idle neither measured nor skipped"; exit 1; }
 # The JSON is one object with an entry per key and raw measurement.
 grep -q '^{"cpu_model": .*"quick": true.*"entries": \[{"key": "cpu.syscall", "kind": "key", "value": "' \

@@ -233,8 +233,8 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
       if (t == thread) return;  // already on its way
     if (exiting_.empty()) {
       const Duration idle = idle_since_ ? now() - *idle_since_ : Duration::zero();
-      const Duration exit =
-          cost(idle >= idle_exit_.halt_after ? idle_exit_.halted : idle_exit_.polling);
+      Duration exit = cost(idle_exit_.polling);
+      if (idle >= idle_exit_.halt_after) exit += cost(idle_exit_.halted);
       exiting_.push_back(thread);
       world_.engine.arm(idle_exit_slot_, now() + exit, endpoint_, kIdleExit);
       return;

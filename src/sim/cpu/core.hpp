@@ -80,8 +80,9 @@ JobRef job_of(T& object) {
 // another core: an IPI to a core in the idle loop). On a virtual machine a vCPU that went idle
 // executes HLT and the host stops running it; the host's halt polling (KVM's halt_poll_ns) keeps
 // it near for a while, after which waking it takes the host's scheduler. So the latency depends
-// on how long the core has been idle: below `halt_after`, `polling`; from then on, `halted`.
-// Both zero (the default): a woken thread on an idle core runs at once.
+// on how long the core has been idle: `polling` always (the IPI and the exit), and `halted` more
+// once it has been idle `halt_after` or longer. Both zero (the default): a woken thread on an
+// idle core runs at once.
 struct IdleExit {
   Duration halt_after{};   // cpu.idle-halt
   Distribution polling{};  // cpu.wakeup-remote
