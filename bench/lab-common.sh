@@ -65,10 +65,11 @@ start_server() {
 }
 source bench/server-control.sh  # the working directory is the repository's (cd above)
 
-# child_cpu_ticks PID: the CPU ticks of PID's children (the client that `timeout` runs).
-child_cpu_ticks() {
-  local total=0 kid
-  for kid in $(pgrep -P "$1" 2>/dev/null); do total=$((total + $(cpu_ticks "$kid"))); done
+# ticks_of PID...: the CPU ticks of those processes (the client that `timeout` runs: its PIDs are
+# taken once, at the window's start, and read again at its end).
+ticks_of() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
   echo "$total"
 }
 net_rx_total() { awk '$1 == "NET_RX:" { s = 0; for (i = 2; i <= NF; ++i) s += $i; print s }' /proc/softirqs; }
@@ -97,10 +98,12 @@ measure() {
   sleep "$window_start"
   local t0 c0 r0 b0 t1 c1 r1 b1 k0 k1
   t0=$(date +%s%N); c0=$(cpu_ticks "$server_pid"); r0=$(net_rx_total); b0=$(busy_poll_total)
-  k0=$(child_cpu_ticks "$client")
+  local kids
+  kids=$(pgrep -P "$client" 2>/dev/null | tr '\n' ' ')
+  k0=$(ticks_of $kids)
   sleep "$window_length"
   t1=$(date +%s%N); c1=$(cpu_ticks "$server_pid"); r1=$(net_rx_total); b1=$(busy_poll_total)
-  k1=$(child_cpu_ticks "$client")
+  k1=$(ticks_of $kids)
   wait "$client"
   local s avg p50 p99 p999 dropped
   s=$(awk -v ns=$((t1 - t0)) 'BEGIN { print ns / 1e9 }')

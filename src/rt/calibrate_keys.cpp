@@ -91,11 +91,39 @@ void wakeups(Planner& p) {
         "cpu.wakeup and cpu.context-switch: the IPI and the idle CPU's wake-up",
         "wake-other-core-10us", {"wake-same-core", "getppid"},
         [&p] { return p.median("wake-same-core") - p.median("getppid"); });
-  p.key("cpu.wakeup-idle",
-        "the other-CPU wake-up after 5 ms idle less the one after 10 us: what a halted vCPU "
-        "adds (measured, not assumed)",
-        "wake-other-core-5ms", {"wake-other-core-10us"},
-        [&p] { return p.median("wake-other-core-10us"); });
+  // cpu.wakeup-idle: the other-CPU wake-up's median after each idle of the sweep and after 5 ms,
+  // less the one after 10 us: how the exit grows with the idle's length.
+  const std::string base = "wake-other-core-10us";
+  if (p.has(base) && p.has("wake-other-core-5ms")) {
+    const double low = p.median(base);
+    std::vector<std::pair<long, std::string>> points{{10, base}};
+    for (const Duration idle : idle_sweep())
+      points.emplace_back(idle.count() / 1000,
+                          "wake-other-core-" + std::to_string(idle.count() / 1000) + "us");
+    points.emplace_back(5000, "wake-other-core-5ms");
+    std::string curve;
+    std::string medians;
+    double top = 0;
+    for (const auto& [us, name] : points) {
+      if (!p.has(name)) continue;
+      // The curve does not fall: a longer idle is not measured earlier than a shorter one's.
+      top = std::max(top, p.median(name) - low);
+      curve += (curve.empty() ? "" : ", ") + std::to_string(us) +
+               "us:" + std::to_string(static_cast<long>(top + 0.5)) + "ns";
+      const Summary spread = summarise(p.samples(name));
+      medians += (medians.empty() ? "" : ", ") + std::to_string(us) + " us " +
+                 std::to_string(static_cast<long>(spread.p10)) + "/" +
+                 std::to_string(static_cast<long>(spread.p50)) + "/" +
+                 std::to_string(static_cast<long>(spread.p90));
+    }
+    p.text("cpu.wakeup-idle",
+           "the other-CPU wake-up's median after each idle less the one after 10 us, kept from "
+           "falling; p10/p50/p90 per idle: " +
+               medians + " ns",
+           curve);
+  } else {
+    p.skip("cpu.wakeup-idle", "needs the other-CPU wake-ups after 10 us and 5 ms idle");
+  }
   p.key("cpu.wakeup-cold",
         "the same-CPU hand-off after the waker slept 5 ms less the one at once: cold caches and "
         "TLB after the CPU idled",
@@ -149,10 +177,26 @@ void kernel_paths(Planner& p) {
   const auto per_poll_key = [&](const char* key, const std::string& method, Path path) {
     p.key(key, method + per_poll, path_sample(path, 1), needs(path), intercept(path));
   };
-  per_packet_key("cpu.rx-packet",
-                 "a loopback frame beyond its transmit: loopback_xmit, netif_rx, process_backlog's "
-                 "per-packet part, ip_rcv, udp_rcv, the socket queue;",
-                 Path::loopback);
+  // The receive stack alone: the delivered loopback frame's slope less the one dropped at tc
+  // ingress (whose part, loopback_xmit to __netif_receive_skb, is cpu.backlog-enqueue; veth's is
+  // inside cpu.veth-packet).
+  {
+    std::vector<std::string> both = needs(Path::loopback);
+    for (const std::string& n : needs(Path::loopback_dropped))
+      both.push_back(n);
+    p.key(
+        "cpu.rx-packet",
+        "the receive stack per frame, __netif_receive_skb to the socket queue (ip_rcv, "
+        "udp_rcv, the enqueue and its wake-up test): a loopback frame's per-packet cost less "
+        "the same frame's dropped at tc ingress (the slopes between 4- and 32-segment sends); "
+        "spread of the 32-segment send / 28",
+        path_sample(Path::loopback, kLargeBatch), both,
+        [&p] {
+          return p.median(path_sample(Path::loopback, kSmallBatch)) +
+                 kSpan * line_of(p, Path::loopback_dropped).slope;
+        },
+        kSpan);
+  }
   per_poll_key("cpu.napi-poll",
                "loopback's softirq: raising NET_RX, softirq entry, net_rx_action, "
                "process_backlog's fixed part;",
@@ -175,6 +219,39 @@ void kernel_paths(Planner& p) {
                "veth's NAPI in the sender's softirq: napi_schedule, softirq entry, net_rx_action, "
                "veth_poll's fixed part, the GRO flush;",
                Path::veth_dropped);
+  // TCP's keys: what a 64 B TCP send over loopback costs more than a UDP one (both with the
+  // receive softirq they run), split evenly between the sender's part and the receiver's: the
+  // split is an assumption (no path here separates TCP's transmit from its receive).
+  {
+    const std::vector<std::string> tcp_needs{"tcp-send-64b", "udp-sendto-64b", "getppid",
+                                             path_sample(Path::tun, 1)};
+    const std::string split =
+        "; + half of (a 64 B TCP send over loopback - a UDP one), both with their receive "
+        "softirq: the even split between the send and the receive is an assumption; spread of "
+        "the TCP send";
+    const auto extra = [&p] { return (p.median("tcp-send-64b") - p.median("udp-sendto-64b")) / 2; };
+    p.key("cpu.tcp-tx-packet",
+          "cpu.tx-packet for TCP: the tun send's (udp_sendmsg to the xmit)" + split, "tcp-send-64b",
+          tcp_needs, [&p, extra] {
+            const double tx = p.median(path_sample(Path::tun, 1)) - p.median("getppid");
+            return p.median("tcp-send-64b") - tx - extra();
+          });
+    std::vector<std::string> rx_needs = tcp_needs;
+    for (const std::string& n : needs(Path::loopback))
+      rx_needs.push_back(n);
+    for (const std::string& n : needs(Path::loopback_dropped))
+      rx_needs.push_back(n);
+    p.key("cpu.tcp-rx-packet", "cpu.rx-packet for a TCP segment: the UDP receive stack's" + split,
+          "tcp-send-64b", rx_needs, [&p, extra] {
+            const double rx =
+                line_of(p, Path::loopback).slope - line_of(p, Path::loopback_dropped).slope;
+            return p.median("tcp-send-64b") - rx - extra();
+          });
+    p.key("cpu.tcp-app-message",
+          "cpu.app-message for TCP: recv of a queued 64 B TCP message over loopback, less "
+          "cpu.syscall (tcp_recvmsg's copy, the window update and the ACK it may send)",
+          "tcp-recv-64b", {"getppid"}, [&p] { return p.median("getppid"); });
+  }
   p.skip("cpu.veth-xmit",
          "not separated from cpu.veth-packet, which includes it: veth's NAPI runs in the "
          "sender's own softirq, so no timing from userspace splits the two sides");

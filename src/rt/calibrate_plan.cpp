@@ -55,6 +55,8 @@ constexpr int kQuickPasses = 2;
 // The idles of the wake-up measurements: ~10 us, too short for the idle governor to matter
 // much, and ~5 ms, long enough that an idle vCPU has halted and its host thread slept.
 constexpr Duration kShortIdle = microseconds(10);
+// The idle sweep between kShortIdle and kLongIdle: 7 idles, ~3.9 ms a round.
+constexpr BudgetRow kSweepWait{{400, milliseconds(3000)}, {60, milliseconds(500)}};
 constexpr Duration kLongIdle = milliseconds(5);
 // The hrtimer's timeout: the order of gro_flush_timeout's and irq_suspend_timeout's settings.
 constexpr Duration kTimerTimeout = microseconds(50);
@@ -207,6 +209,22 @@ void threads(Planner& p) {
   p.record("wake-other-core-5ms",
            wake + "; other CPU, idle 5 ms before (the waker sleeping: both CPUs may halt)",
            wakeup_latency(p.budget(kLongIdleWait), WakeCore::other, kLongIdle));
+  // Where between the two the wake-up slows: the other CPU after idles in between, one sample of
+  // each per round (cpu.idle-halt is the first idle whose median is past half the step).
+  p.progress("wake-ups on the other CPU across idle lengths");
+  const std::vector<Duration> sweep = detail::idle_sweep();
+  auto swept = wakeup_latencies(p.budget(kSweepWait), WakeCore::other, sweep);
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    const std::string name = "wake-other-core-" + std::to_string(sweep[i].count() / 1000) + "us";
+    const std::string method = wake + "; other CPU, idle " +
+                               std::to_string(sweep[i].count() / 1000) +
+                               " us before (the idle sweep, one of each per round)";
+    if (swept) {
+      p.record(name, method, std::move(swept.value()[i]));
+    } else {
+      p.record(name, method, swept.error());
+    }
+  }
   p.progress("hrtimer lateness");
   p.record("hrtimer-50us",
            "clock_nanosleep(50 us, relative) returning late, timer slack 1 ns: the expiry's "

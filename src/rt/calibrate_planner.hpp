@@ -36,6 +36,13 @@ struct BudgetRow {
   Budget quick;
 };
 
+// The idles of the other-CPU wake-up sweep: calibrate_plan.cpp records "wake-other-core-<N>us"
+// for each, calibrate_keys.cpp finds cpu.idle-halt among them.
+inline std::vector<Duration> idle_sweep() {
+  return {microseconds(20),  microseconds(50),   microseconds(100), microseconds(200),
+          microseconds(500), microseconds(1000), microseconds(2000)};
+}
+
 // Collects raw measurements, pooled over the plan's passes, and the entries derived from them.
 class Planner {
  public:
@@ -97,11 +104,18 @@ class Planner {
                     "needs the measurement '" + name + "', which failed: " + why_missing(name));
     if (!has(main))
       return skip(key, "needs the measurement '" + main + "', which failed: " + why_missing(main));
-    keys_.push_back(Entry{key, method, summarise(derive(samples(main), subtract(), divide)), {}});
+    keys_.push_back(
+        Entry{key, method, summarise(derive(samples(main), subtract(), divide)), {}, false, {}});
+  }
+
+  // A key whose value is text found from several measurements (a curve), with `method` saying
+  // how it was found.
+  void text(const std::string& key, const std::string& method, const std::string& value) {
+    keys_.push_back(Entry{key, method, Summary{1, 0, 0, 0}, {}, false, value});
   }
 
   void skip(const std::string& key, const std::string& why) {
-    keys_.push_back(Entry{key, {}, {}, why});
+    keys_.push_back(Entry{key, {}, {}, why, false, {}});
   }
 
   // Keys first (in the order derived), then the raw measurements (in the order first recorded).
@@ -109,7 +123,7 @@ class Planner {
     std::vector<Entry> all = keys_;
     for (const std::string& name : order_) {
       const Raw& raw = raw_.at(name);
-      Entry e{name, raw.method + notes_text(raw) + passes_text(), {}, raw.error, true};
+      Entry e{name, raw.method + notes_text(raw) + passes_text(), {}, raw.error, true, {}};
       if (raw.error.empty()) e.summary = summary(name);
       if (raw.error.empty() && raw.samples.empty()) e.skipped = "no sample";
       all.push_back(std::move(e));

@@ -142,6 +142,7 @@ const char* kind_name(Kind kind) {
 
 // "= VALUE  # method; spread; fit: why" of a measured key.
 std::string assignment(const Entry& e) {
+  if (!e.text.empty()) return " = \"" + e.text + "\"  # " + e.method;
   const Fit fit = fit_distribution(e.summary);
   return " = \"" + fit.text + "\"  # " + e.method + "; " + spread_text(e.summary) +
          "; fit: " + fit.why;
@@ -271,7 +272,9 @@ void write_json(std::ostream& out, const Report& report, const KeyKnown& known) 
     const bool measured = e.skipped.empty();
     out << (i ? ", " : "") << "{\"key\": " << json_string(e.key)
         << ", \"kind\": " << json_string(kind_name(kind)) << ", \"value\": ";
-    if (measured && !e.raw) {
+    if (measured && !e.raw && !e.text.empty()) {
+      out << json_string(e.text) << ", \"fit\": null";
+    } else if (measured && !e.raw) {
       const Fit fit = fit_distribution(e.summary);
       out << json_string(fit.text) << ", \"fit\": " << json_string(fit.why);
     } else {

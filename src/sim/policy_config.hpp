@@ -62,8 +62,11 @@ QueueVectorConfig queue_vector_config(const Scenario& scenario, std::optional<st
 // NAPI and its thread's place, the watchdog's interrupt and lateness.
 NapiSettings napi_settings(const Scenario& scenario);
 
-// How late a thread woken on an idle core starts (cpu.idle-halt, cpu.wakeup-remote, -idle).
+// How late a thread woken on an idle core starts (cpu.wakeup-remote, cpu.wakeup-idle).
+// Precondition: validate_policies accepted the scenario.
 IdleExit idle_exit(const Scenario& scenario);
+// cpu.wakeup-idle's points.
+Expected<std::vector<IdleExit::Point>> parse_idle_curve(std::string_view text);
 
 // The link speed as i40e's ITR divisor knows it (40G and above count as 40G).
 adaptive_itr::LinkSpeed i40e_link_speed(std::uint64_t bps);

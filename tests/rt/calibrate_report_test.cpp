@@ -97,12 +97,12 @@ Report sample_report() {
                     "-20",
                     "measured"};
   r.entries = {
-      Entry{"cpu.syscall", "getppid", Summary{100, 160, 170, 180}, "", false},
-      Entry{"cpu.veth-poll", "veth's \"NAPI\" poll", Summary{50, 400, 450, 700}, "", false},
-      Entry{"cpu.veth-xmit", "", Summary{}, "not separated from cpu.veth-packet", false},
-      Entry{"nic.dma-delay", "", Summary{}, "needs a NIC", false},
-      Entry{"getppid", "syscall(SYS_getppid)", Summary{100, 160, 170, 180}, "", true},
-      Entry{"wake-other-core", "eventfd", Summary{}, "needs two CPUs", true},
+      Entry{"cpu.syscall", "getppid", Summary{100, 160, 170, 180}, "", false, {}},
+      Entry{"cpu.veth-poll", "veth's \"NAPI\" poll", Summary{50, 400, 450, 700}, "", false, {}},
+      Entry{"cpu.veth-xmit", "", Summary{}, "not separated from cpu.veth-packet", false, {}},
+      Entry{"nic.dma-delay", "", Summary{}, "needs a NIC", false, {}},
+      Entry{"getppid", "syscall(SYS_getppid)", Summary{100, 160, 170, 180}, "", true, {}},
+      Entry{"wake-other-core", "eventfd", Summary{}, "needs two CPUs", true, {}},
   };
   return r;
 }

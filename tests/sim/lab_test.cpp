@@ -137,17 +137,26 @@ TEST(lab, every_cost_a_lab_run_charges_moves_its_latency) {
   }
 }
 
-TEST(lab, a_core_idle_longer_than_idle_halt_wakes_with_wakeup_idle) {
-  // Between messages (100 us apart) the server's core idles ~95 us.
-  const Duration quick =
-      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=9000", "cpu.idle-halt=200us"})
+TEST(lab, a_wake_up_on_a_core_idle_longer_comes_later_by_the_wakeup_idle_curve) {
+  // Between messages (100 us apart) the server's core idles ~95 us; the client's, asleep in
+  // recvfrom for its reply, under 10 us.
+  const Duration flat =
+      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=10us:0ns, 200us:0ns, 300us:9us"})
                       .latency.percentile(50'000));
-  const Duration halted =
-      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=9000", "cpu.idle-halt=50us"})
+  const Duration grown =
+      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=10us:0ns, 50us:0ns, 60us:9us"})
                       .latency.percentile(50'000));
-  // Two idle cores woken per round trip (the server's, then the client's, which idled in recvfrom
-  // for less than 50 us): only the server's exit changes, by wakeup-idle's 9 us of the round trip.
-  EXPECT_EQ(halted - quick, nanoseconds(4'500));
+  // Only the server's exit grows, by 9 us of the round trip.
+  EXPECT_EQ(grown - flat, nanoseconds(4'500));
+  // Between two points the growth is linear: an idle between 80 and 100 us gets part of it.
+  const Duration part =
+      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=10us:0ns, 80us:0ns, 100us:9us"})
+                      .latency.percentile(50'000));
+  EXPECT_GT(part, flat);
+  EXPECT_LT(part, grown);
+  EXPECT_NE(refusal({"cpu.wakeup-idle=50us:1us, 20us:2us"}).find("the idles must increase"),
+            std::string::npos);
+  EXPECT_NE(refusal({"cpu.wakeup-idle=50us"}).find("cpu.wakeup-idle"), std::string::npos);
 }
 
 TEST(lab, the_rate_paces_the_client_and_the_message_size_is_carried) {
@@ -177,6 +186,20 @@ TEST(lab, an_epoll_timeout_wakes_a_server_that_found_nothing_to_poll_again) {
   const RunReport timeout = run(with(fullbusy, {"cpu.epoll-timeout=100us"}));
   EXPECT_GT(timeout.cpu.busy(1, ContextKind::busy_poll),
             forever.cpu.busy(1, ContextKind::busy_poll) + milliseconds(10));
+}
+
+TEST(lab, a_server_that_busy_polls_without_sleeping_takes_each_request_at_once) {
+  // fullbusy at 2000 req/s: the busy loop (1 ms) and epoll's 1 ms timeout keep it polling, so a
+  // request written to the ring is taken by the next iteration, not after the loop's time is up.
+  const std::vector<std::string> fullbusy =
+      with(kLoad, {"lab.rate=2000", "napi.busy_poll=1000us", "napi.prefer_busy_poll=true",
+                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
+                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=5ms",
+                   "cpu.epoll-timeout=1ms"});
+  const RunReport r = run(fullbusy);
+  EXPECT_GT(r.cpu.busy(1, ContextKind::busy_poll), milliseconds(80));
+  // No wake-up on the server's side: below the epoll server's round trip.
+  EXPECT_LT(p50_us(r), p50_us(run(with(kLoad, {"lab.rate=2000"}))));
 }
 
 TEST(lab, deferral_on_the_servers_end_holds_requests_for_the_watchdog) {

@@ -18,6 +18,8 @@ for header in '^# cpu: ' '^# kernel: ' '^# date: ' '^# command: irqmod calibrate
 done
 # A key line: name = "value"  # method; p10/p50/p90 A/B/C ns; n N; fit: why
 key_line='^(# no key yet: [a-z]+\.)?[a-z][a-z0-9-]* = "[^"]+"  # [^;]+.*; p10/p50/p90 -?[0-9]+/-?[0-9]+/-?[0-9]+ ns; n [1-9][0-9]*; fit: .+$'
+# A curve (cpu.wakeup-idle): points, then its method with every point's p10/p50/p90.
+curve_line='^[a-z][a-z0-9-]* = "[0-9]+us:[0-9]+ns(, [0-9]+us:[0-9]+ns)+"  # .*; p10/p50/p90 per idle: [0-9]+ us [0-9]+/[0-9]+/[0-9]+.* ns$'
 keys=0
 while IFS= read -r line; do
   case $line in
@@ -25,7 +27,8 @@ while IFS= read -r line; do
     '# no key yet: '*) ;;
     '#'*) continue ;;
   esac
-  [[ $line =~ $key_line ]] || { echo "a key line without a method and a spread: $line"; exit 1; }
+  [[ $line =~ $key_line || $line =~ $curve_line ]] ||
+    { echo "a key line without a method and a spread: $line"; exit 1; }
   keys=$((keys + 1))
 done <"$file"
 ((keys >= 10)) || { echo "only $keys key lines"; cat "$file"; exit 1; }

@@ -67,6 +67,7 @@ struct Entry {
   Summary summary;      // n = 0 when skipped
   std::string skipped;  // why it was not measured (no root, one CPU, ...); empty when it was
   bool raw = false;     // a measurement the keys are derived from, not itself a key
+  std::string text;     // a key whose value is not a distribution (a curve): the value as written
 };
 
 struct Header {

@@ -343,8 +343,7 @@ struct CpuSection {
   Distribution epoll_wait{};       // cpu.epoll-wait: an epoll_wait call that returns events
   Distribution recv_empty{};       // cpu.recv-empty: a non-blocking recv that finds nothing
   Distribution wakeup_remote{};    // cpu.wakeup-remote: a woken thread's start on an idle core
-  Distribution wakeup_idle{};      // cpu.wakeup-idle: ... a core idle for cpu.idle-halt or more
-  Duration idle_halt{};            // cpu.idle-halt: idle time after which the vCPU counts halted
+  std::string wakeup_idle;         // cpu.wakeup-idle: "IDLE:ADDED, ...", its growth with idle time
   Distribution hrtimer_late{};     // cpu.hrtimer-late: how late an hrtimer fires
   Distribution veth_xmit{};        // cpu.veth-xmit: veth_xmit on the sender, per frame
   Distribution veth_poll{};        // cpu.veth-poll: a veth_poll call's fixed part

@@ -22,6 +22,21 @@ Core::Core(World& world, std::uint32_t index, Rng rng, Duration slice)
   idle_exit_slot_ = world_.engine.make_slot();
 }
 
+Duration IdleExit::added(Duration idle) const {
+  if (growth.empty()) return Duration::zero();
+  if (idle <= growth.front().idle) return growth.front().added;
+  for (std::size_t i = 1; i < growth.size(); ++i) {
+    const Point& a = growth[i - 1];
+    const Point& b = growth[i];
+    if (idle > b.idle) continue;
+    const double f = static_cast<double>((idle - a.idle).count()) /
+                     static_cast<double>((b.idle - a.idle).count());
+    return a.added + Duration{static_cast<std::int64_t>(
+                         f * static_cast<double>((b.added - a.added).count()) + 0.5)};
+  }
+  return growth.back().added;
+}
+
 // ---- the stack -------------------------------------------------------------------------------
 
 void Core::push(JobRef job, Level level) {
@@ -233,8 +248,7 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
       if (t == thread) return;  // already on its way
     if (exiting_.empty()) {
       const Duration idle = idle_since_ ? now() - *idle_since_ : Duration::zero();
-      Duration exit = cost(idle_exit_.polling);
-      if (idle >= idle_exit_.halt_after) exit += cost(idle_exit_.halted);
+      const Duration exit = cost(idle_exit_.remote) + idle_exit_.added(idle);
       exiting_.push_back(thread);
       world_.engine.arm(idle_exit_slot_, now() + exit, endpoint_, kIdleExit);
       return;

@@ -78,19 +78,20 @@ JobRef job_of(T& object) {
 
 // How late a thread woken on this core starts when the core was idle (the wake-up came from
 // another core: an IPI to a core in the idle loop). On a virtual machine a vCPU that went idle
-// executes HLT and the host stops running it; the host's halt polling (KVM's halt_poll_ns) keeps
-// it near for a while, after which waking it takes the host's scheduler. So the latency depends
-// on how long the core has been idle: `polling` always (the IPI and the exit), and `halted` more
-// once it has been idle `halt_after` or longer. Both zero (the default): a woken thread on an
-// idle core runs at once.
+// executes HLT and the host stops running it; the longer it stays idle, the later it runs again
+// (the host's halt polling ends, its caches go cold). So: `remote` always, plus `growth` at the
+// core's idle time, linear between its points (idle increasing), the first point's before it and
+// the last one's beyond it. All zero (the default): a woken thread on an idle core runs at once.
 struct IdleExit {
-  Duration halt_after{};   // cpu.idle-halt
-  Distribution polling{};  // cpu.wakeup-remote
-  Distribution halted{};   // cpu.wakeup-idle
-  bool enabled() const {
-    return !(polling.is_constant() && polling.a_ns == 0 && halted.is_constant() &&
-             halted.a_ns == 0);
-  }
+  struct Point {
+    Duration idle{};   // how long the core had been idle
+    Duration added{};  // what the exit takes more then than after a short idle
+  };
+  Distribution remote{};      // cpu.wakeup-remote
+  std::vector<Point> growth;  // cpu.wakeup-idle
+  bool enabled() const { return !(remote.is_constant() && remote.a_ns == 0) || !growth.empty(); }
+  // `growth` at `idle`.
+  Duration added(Duration idle) const;
 };
 
 // Job levels, lowest first; a job preempts every job of a lower level.

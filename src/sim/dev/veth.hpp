@@ -77,7 +77,9 @@ class VethQueue {
 
   // ---- the device interface (sim/napi/device.hpp) ----
   void land(Instant) {}
-  Instant next_work() const { return Instant::max(); }  // frames come with their schedule
+  // A sender on another core may put a frame on the ring at any time: a busy loop cannot know
+  // when the next one comes, so it may not jump over its empty iterations (now).
+  Instant next_work() const { return world_.now(); }
   PollStart poll_begin(int budget, Core& core, PollKind kind);
   std::optional<Duration> poll_more(Core&) { return std::nullopt; }
   int poll_return(int, const Core&) const { return taken_; }
