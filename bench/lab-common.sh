@@ -65,6 +65,13 @@ start_server() {
 }
 source bench/server-control.sh  # the working directory is the repository's (cd above)
 
+# ticks_of PID...: the CPU ticks of those processes (the client that `timeout` runs: its PIDs are
+# taken once, at the window's start, and read again at its end).
+ticks_of() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
+  echo "$total"
+}
 net_rx_total() { awk '$1 == "NET_RX:" { s = 0; for (i = 2; i <= NF; ++i) s += $i; print s }' /proc/softirqs; }
 busy_poll_total() {
   ip netns exec "$srv" awk '$1 == "TcpExt:" && !h { for (i = 2; i <= NF; ++i) c[$i] = i; h = 1; next }
@@ -89,10 +96,14 @@ measure() {
     "${command[@]}" >"$out" 2>&1 &
   local client=$!
   sleep "$window_start"
-  local t0 c0 r0 b0 t1 c1 r1 b1
+  local t0 c0 r0 b0 t1 c1 r1 b1 k0 k1
   t0=$(date +%s%N); c0=$(cpu_ticks "$server_pid"); r0=$(net_rx_total); b0=$(busy_poll_total)
+  local kids
+  kids=$(pgrep -P "$client" 2>/dev/null | tr '\n' ' ')
+  k0=$(ticks_of $kids)
   sleep "$window_length"
   t1=$(date +%s%N); c1=$(cpu_ticks "$server_pid"); r1=$(net_rx_total); b1=$(busy_poll_total)
+  k1=$(ticks_of $kids)
   wait "$client"
   local s avg p50 p99 p999 dropped
   s=$(awk -v ns=$((t1 - t0)) 'BEGIN { print ns / 1e9 }')
@@ -107,6 +118,8 @@ measure() {
     p999=$(awk '/percentile 99.900 =/ { print $NF }' "$out")
     dropped=$(grep -o '# dropped messages = [0-9]*' "$out" | grep -o '[0-9]*$')
   fi
+  # The client's CPU (its process under `timeout`), in % of one CPU over the same window.
+  measured_client_cpu=$(awk -v c=$((k1 - k0)) -v hz="$hz" -v s="$s" 'BEGIN { printf "%.0f", 100 * c / hz / s }')
   measured=$(awk -v c=$((c1 - c0)) -v hz="$hz" -v s="$s" -v r=$((r1 - r0)) -v b=$((b1 - b0)) \
     -v avg="${avg:--}" -v p50="${p50:--}" -v p99="${p99:--}" -v p999="${p999:--}" -v d="${dropped:--}" \
     'BEGIN { printf "%s %s %s %s %.0f %.0f %.0f %s", avg, p50, p99, p999, 100 * c / hz / s, r / s, b / s, d }')

@@ -19,6 +19,7 @@ declare -A allowed=(
   [irq]="cpu"
   [napi]="cpu"
   [nic]="cpu irq napi"
+  [dev]="cpu napi"
   [net]=""
   [host]="cpu napi nic net"
   [app]="cpu napi nic host net"
@@ -29,7 +30,7 @@ declare -A allowed=(
 # Folders whose components still read the scenario itself (issue 27's run set-up work).
 declare -A reads_scenario=([xdp]=1 [storage]=1)
 # Files that wire one kind of run (like builder.cpp at the top): they may include anything.
-wiring_re='^(xdp/xdp_run|storage/storage_run)\.(hpp|cpp)$'
+wiring_re='^(xdp/xdp_run|storage/storage_run|lab/lab_run)\.(hpp|cpp)$'
 
 status=0
 while IFS= read -r file; do

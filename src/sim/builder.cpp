@@ -139,11 +139,15 @@ Application::Wait wait_of(Wait wait) {
       return Application::Wait::epoll;
     case Wait::adaptive_poll:
       return Application::Wait::adaptive_poll;
+    case Wait::spin:
+      return Application::Wait::spin;
     case Wait::recv:
       break;
   }
   return Application::Wait::recv;
 }
+
+}  // namespace
 
 // The kernel switches in effect, for the report: each one the model applies, with its value and
 // whether the scenario set it against the kernel's (an explicit key wins over `kernel`).
@@ -176,8 +180,6 @@ std::vector<KernelSetting> kernel_settings(const Scenario& s) {
   return settings;
 }
 
-}  // namespace
-
 std::optional<Error> build(const Scenario& s, Host& host) {
   if (auto e = unsupported(s)) return e;
   World& world = host.world;
@@ -189,8 +191,10 @@ std::optional<Error> build(const Scenario& s, Host& host) {
       nic.queues * (nic.tx_interrupts && nic.vectors == VectorLayout::separate ? 2 : 1) +
       (router && nic.tx_interrupts ? nic.queues : 0);
   // Cores and their NET_RX softirq; a core's poll list holds the device contexts and its own
-  // backlog.
+  // backlog. A network host's cores pay the idle exit (cpu.wakeup-idle).
   start_run(host, s, vectors);
+  for (Core& core : host.cores)
+    core.set_idle_exit(idle_exit(s));
   std::vector<NetRx*> net_rx = add_net_rx(host, s, vectors + (s.napi.rx_backlog ? 1 : 0));
   RunReport& report = world.report;
   report.kernel = s.kernel;
@@ -243,7 +247,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     std::vector<Backlog*> backlogs;
     for (NetRx& n : host.net_rx) {
       backlogs.push_back(&host.backlogs.emplace_back(world, n, *host.stack, s.napi.max_backlog,
-                                                     static_cast<int>(s.napi.weight), cpu.forward));
+                                                     static_cast<int>(s.napi.weight),
+                                                     BacklogCosts{{}, {}, cpu.forward}));
     }
     host.stack->set_backlogs(std::move(backlogs));
   }
@@ -390,8 +395,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     napis.push_back(&v.napi());
 
   // The application threads.
-  const ApplicationCosts app_costs{cpu.syscall, cpu.app_message, cpu.tx_packet, cpu.wakeup,
-                                   cpu.context_switch};
+  const ApplicationCosts app_costs{cpu.syscall,        cpu.app_message, cpu.tx_packet,  cpu.wakeup,
+                                   cpu.context_switch, cpu.epoll_wait,  cpu.recv_empty, {}};
   for (std::size_t t = 0; t < thread_core.size(); ++t) {
     const Application::Wait wait = wait_of(thread_wait[t]);
     BusyPollSettings busy;
@@ -404,6 +409,8 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     busy.iteration = cpu.busy_poll_iteration;
     host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], napis,
                                    *host.stack, host.peers, wait, busy, app_costs);
+    // cpu.epoll-timeout is thread 0's (irqmod serve's one loop).
+    if (t == 0) host.applications.back().set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
   }
 
   // The peers: a client per ping-pong entry, a TCP sender or receiver per TCP entry, ping, a

@@ -82,6 +82,9 @@ struct Host : Machine {
   void fill_report() const;
 };
 
+// The kernel switches `scenario`'s `kernel` applies, for the report (every kind of run).
+std::vector<KernelSetting> kernel_settings(const Scenario& scenario);
+
 // Builds the components of `scenario` into `host`. Errors: a capture that cannot be loaded (key
 // traffic.pcap), a setting the model does not cover (named by its key).
 std::optional<Error> build(const Scenario& scenario, Host& host);

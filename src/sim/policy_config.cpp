@@ -6,6 +6,7 @@
 
 #include "irqmod/policy/itr.hpp"
 #include "irqmod/policy/tx_coalesce.hpp"
+#include "irqmod/sim/units.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -182,6 +183,43 @@ ModeratorConfig tx_moderator_config(const Scenario& s) {
   return c;
 }
 
+Expected<std::vector<IdleExit::Point>> parse_idle_curve(std::string_view text) {
+  std::vector<IdleExit::Point> points;
+  const auto bad = [&](const std::string& why) {
+    return Error{"cpu.wakeup-idle", "'" + std::string(text) + "': " + why +
+                                        "; allowed: empty, or IDLE:ADDED pairs of durations "
+                                        "separated by commas, IDLE increasing (\"10us:0ns, "
+                                        "1ms:10us\")"};
+  };
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ')
+      item.remove_suffix(1);
+    const std::size_t colon = item.find(':');
+    if (colon == std::string_view::npos) return bad("'" + std::string(item) + "' has no ':'");
+    const auto idle = parse_duration_ns(item.substr(0, colon), "");
+    const auto added = parse_duration_ns(item.substr(colon + 1), "");
+    if (!idle || !added || *idle < 0 || *added < 0)
+      return bad("'" + std::string(item) + "' is not two durations of 0 or more");
+    if (!points.empty() && nanoseconds(*idle) <= points.back().idle)
+      return bad("the idles must increase");
+    points.push_back(IdleExit::Point{nanoseconds(*idle), nanoseconds(*added)});
+  }
+  return points;
+}
+
+IdleExit idle_exit(const Scenario& s) {
+  IdleExit exit;
+  exit.remote = s.cpu.wakeup_remote;
+  if (auto curve = parse_idle_curve(s.cpu.wakeup_idle)) exit.growth = std::move(curve.value());
+  return exit;
+}
+
 QueueVectorConfig queue_vector_config(const Scenario& s, std::optional<std::uint32_t> queue) {
   const CpuSection& cpu = s.cpu;
   const NicSection& nic = s.nic;
@@ -198,14 +236,22 @@ QueueVectorConfig queue_vector_config(const Scenario& s, std::optional<std::uint
       RefillSettings{nic.refill != Refill::delay, nic.refill_batch, nic.alloc_fail_ppm, nullptr};
   c.clean.per_descriptor = nic.rx_clean == RxClean::per_descriptor;
   c.clean.polled_frames = nic.rx_ring;
-  c.napi.context = queue ? napi_config(s, *queue) : napi_config(s);
-  c.napi.poll_in_irq = s.napi.poll_in_irq;
-  c.napi.thread.enabled = s.napi.threaded;
-  if (s.napi.thread_core >= 0) c.napi.thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
-  c.napi.timer_irq = cpu.irq_entry;
-  c.napi.thread_wakeup = cpu.wakeup;
-  c.napi.thread_switch = cpu.context_switch;
+  c.napi = napi_settings(s);
+  if (queue) c.napi.context = napi_config(s, *queue);
   return c;
+}
+
+NapiSettings napi_settings(const Scenario& s) {
+  NapiSettings n;
+  n.context = napi_config(s);
+  n.poll_in_irq = s.napi.poll_in_irq;
+  n.thread.enabled = s.napi.threaded;
+  if (s.napi.thread_core >= 0) n.thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
+  n.timer_irq = s.cpu.irq_entry;
+  n.timer_late = s.cpu.hrtimer_late;
+  n.thread_wakeup = s.cpu.wakeup;
+  n.thread_switch = s.cpu.context_switch;
+  return n;
 }
 
 dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction) {
@@ -220,6 +266,7 @@ dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction) 
 }
 
 std::optional<Error> validate_policies(const Scenario& s) {
+  if (auto curve = parse_idle_curve(s.cpu.wakeup_idle); !curve) return curve.error();
   const NicSection& nic = s.nic;
   for (const dim::Direction direction : {dim::Direction::rx, dim::Direction::tx}) {
     const bool rx = direction == dim::Direction::rx;

@@ -15,6 +15,7 @@
 #include "irqmod/policy/dim.hpp"
 #include "irqmod/policy/lli.hpp"
 #include "irqmod/sim/scenario.hpp"
+#include "sim/cpu/core.hpp"
 #include "sim/nic/moderator.hpp"
 #include "sim/nic/queue_vector.hpp"
 
@@ -56,6 +57,16 @@ ModeratorConfig tx_moderator_config(const Scenario& scenario);
 // A queue vector of port 0 serving queue pair `queue` (its per-NAPI settings, napi.queue.N), or
 // of another port (none: the device-wide settings). The refill's MCLGETI pool is the builder's.
 QueueVectorConfig queue_vector_config(const Scenario& scenario, std::optional<std::uint32_t> queue);
+
+// A device queue's NAPI instance: the context's settings (napi_config), poll-in-irq, threaded
+// NAPI and its thread's place, the watchdog's interrupt and lateness.
+NapiSettings napi_settings(const Scenario& scenario);
+
+// How late a thread woken on an idle core starts (cpu.wakeup-remote, cpu.wakeup-idle).
+// Precondition: validate_policies accepted the scenario.
+IdleExit idle_exit(const Scenario& scenario);
+// cpu.wakeup-idle's points.
+Expected<std::vector<IdleExit::Point>> parse_idle_curve(std::string_view text);
 
 // The link speed as i40e's ITR divisor knows it (40G and above count as 40G).
 adaptive_itr::LinkSpeed i40e_link_speed(std::uint64_t bps);

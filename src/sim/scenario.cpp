@@ -21,6 +21,7 @@
 #include "irqmod/napi/kernel.hpp"
 #include "irqmod/sim/share.hpp"
 #include "irqmod/sim/units.hpp"
+#include "sim/lab/lab_run.hpp"
 #include "sim/policy_config.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/storage_run.hpp"
@@ -895,6 +896,8 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   if (auto e = validate_storage(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   // [xdp] (seed 002): src/sim/xdp/xdp_run.cpp.
   if (auto e = validate_xdp(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
+  // [lab] (issue 28): src/sim/lab/lab_run.cpp.
+  if (auto e = validate_lab(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   const auto fail = [&](Error e) { return Diagnostic{std::string(file), 0, std::move(e)}; };
   // The time series keeps every sample in memory: a million is some 50 MB per queue.
   if (const Duration step = s.scenario.series_interval; step > Duration::zero()) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/builder.hpp"
+#include "sim/lab/lab_run.hpp"
 #include "sim/sampler.hpp"
 #include "sim/storage/storage_run.hpp"
 #include "sim/xdp/xdp_run.hpp"
@@ -145,15 +146,18 @@ Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& o
 }  // namespace
 
 Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options) {
-  if (options.series && (scenario.storage.drives > 0 || scenario.xdp.app != XdpApp::none)) {
+  if (options.series && (scenario.storage.drives > 0 || scenario.xdp.app != XdpApp::none ||
+                         scenario.lab.device != LabDevice::none)) {
     return Error{"series",
                  "a time series samples the NIC's Rx queues and vectors; a storage "
-                 "([storage]) or AF_XDP ([xdp]) run has its own model without them"};
+                 "([storage]), AF_XDP ([xdp]) or lab ([lab]) run has its own model without them"};
   }
   // Seed 003's drives: a run of its own, without the network path (src/sim/storage/).
   if (scenario.storage.drives > 0) return simulate_storage(scenario, options);
   // Seed 002's AF_XDP socket: a run of its own, without the stack (src/sim/xdp/).
   if (scenario.xdp.app != XdpApp::none) return simulate_xdp(scenario, options);
+  // The lab: a server and its client on this machine's cores (src/sim/lab/).
+  if (scenario.lab.device != LabDevice::none) return simulate_lab(scenario, options);
   if (scenario.search.kind == SearchKind::rfc2544) return search_rfc2544(scenario, options);
   return simulate_once(scenario, options);
 }

@@ -8,6 +8,7 @@
 #include <nlopt.hpp>
 #include <numeric>
 #include <thread>
+#include <utility>
 
 namespace irqmod::sweep {
 namespace {
@@ -23,14 +24,39 @@ struct Evaluation {
 // One grid point's search: its runs, cached by their (rounded) settings.
 class PointSearch {
  public:
-  PointSearch(const TuneRequest& request, std::vector<std::string> grid_overrides)
-      : request_(request), grid_(std::move(grid_overrides)) {}
+  PointSearch(const TuneRequest& request, std::vector<std::string> grid_overrides,
+              const sim::Scenario* base, const std::vector<std::string>& base_outside)
+      : request_(request),
+        grid_(std::move(grid_overrides)),
+        base_(base),
+        base_outside_(base_outside) {}
 
-  // The grid point at the middle of the searched ranges: refused, the grid point is skipped
-  // (its own keys clash, or the scenario's with them); NLopt starts there otherwise.
+  // The grid point at the middle of the searched ranges: outside the host's vocabulary or
+  // refused, the grid point is skipped (its own keys clash, or the scenario's with them); NLopt
+  // starts there otherwise.
   void start() {
-    if (refused(evaluate(settings(std::vector<double>(request_.search.size(), 0.5)))))
-      skipped_point = true;
+    const std::vector<std::string> middle =
+        settings(std::vector<double>(request_.search.size(), 0.5));
+    // Asked before the scenario's own checks: a point outside the vocabulary is "not offered"
+    // even where the scenario would refuse it too (coalescing with adaptive-rx on and no
+    // sample-interval), so that the message points at the host, not at a key to add.
+    if (request_.vocabulary && base_) {
+      sim::Scenario point = *base_;
+      bool applied = true;
+      for (const std::vector<std::string>* list : {&std::as_const(grid_), &middle}) {
+        for (const std::string& o : *list)
+          applied = applied && !sim::apply_override(point, o, "--vary");
+      }
+      for (const std::string& why :
+           applied ? outside_vocabulary(*request_.vocabulary, point) : std::vector<std::string>{}) {
+        if (std::find(base_outside_.begin(), base_outside_.end(), why) == base_outside_.end()) {
+          not_offered = why;
+          skipped_point = true;
+          return;
+        }
+      }
+    }
+    if (refused(evaluate(middle))) skipped_point = true;
   }
 
   // The metric cells of the first run (the varied values left out), to tell grid points apart.
@@ -68,6 +94,7 @@ class PointSearch {
   std::vector<Evaluation> evaluations;
   Table table;
   bool skipped_point = false;
+  std::string not_offered;  // why the point is outside the host's vocabulary; empty: it is not
 
   static bool refused(const Evaluation& e) { return e.row.error && e.row.error->bad_input; }
 
@@ -135,39 +162,44 @@ class PointSearch {
 
   const TuneRequest& request_;
   std::vector<std::string> grid_;
+  const sim::Scenario* base_;                     // the scenario with --set, or null
+  const std::vector<std::string>& base_outside_;  // the scenario's own, not the point's fault
   std::map<std::vector<std::string>, std::size_t> cache_;
   std::vector<ConstraintContext> constraint_context_;
 };
 
 }  // namespace
 
-TuneSpace default_tune_space() {
-  return {
-      {
-          // The moderation kind: ethtool coalescing, net_dim (adaptive-rx on mlx5, enetc), i40e's
-          // adaptive ITR (adaptive-rx on i40e, off: a static rx-usecs).
-          "nic.moderation=coalesce,dim,adaptive-itr",
-          "nic.adaptive-rx=false,true",
-          // Busy polling off or at the 50 us Linux's documentation suggests
-          // (Documentation/networking/napi.rst, "busy polling"), for read and for poll/epoll.
-          "napi.busy_read=0,50us",
-          "napi.busy_poll=0,50us",
-          // Hard IRQs deferred 0 or 2 polls (the kernel's IRQ-suspension example, same file).
-          "napi.napi_defer_hard_irqs=0,2",
-          // IRQ suspension off or at the 20 ms its authors measured with
-          // (docs/research/irq-suspend-modes.md: defer 100, gro_flush_timeout 10-200 us, 20 ms).
-          "napi.irq_suspend_timeout=0,20ms",
-      },
-      {
-          // rx-usecs over i40e's range of useful values (0: at once; the scenario refuses 0 with
-          // rx-frames 0), rx-frames up to NAPI_POLL_WEIGHT (64, include/linux/netdevice.h: the
-          // most frames one poll takes), gro_flush_timeout 0..200 us (napi.rst's example: 20 us;
-          // the IRQ-suspension measurements went to 200 us).
-          "nic.rx-usecs=0:128",
-          "nic.rx-frames=0:64",
-          "napi.gro_flush_timeout=0us:200us",
-      },
-  };
+TuneSpace default_tune_space(const Vocabulary& v, const sim::Scenario& base) {
+  TuneSpace space;
+  const auto has = [&](std::string_view key) { return !lacks(v, base, key).has_value(); };
+  // The moderation kind: ethtool coalescing, and the driver's adaptive-rx: i40e's and ice's
+  // adaptive ITR (adaptive-rx off: a static rx-usecs), or net_dim on mlx5 and enetc.
+  if (has("nic.moderation")) {
+    if (v.adaptive_itr) {
+      space.vary.push_back("nic.moderation=coalesce,adaptive-itr");
+      space.vary.push_back("nic.adaptive-rx=false,true");
+    } else if (v.net_dim) {
+      space.vary.push_back("nic.moderation=coalesce,dim");
+    }
+  }
+  // Busy polling off or at the 50 us Linux's documentation suggests
+  // (Documentation/networking/napi.rst, "busy polling"), for read and for poll/epoll.
+  if (has("napi.busy_read")) space.vary.push_back("napi.busy_read=0,50us");
+  if (has("napi.busy_poll")) space.vary.push_back("napi.busy_poll=0,50us");
+  // Hard IRQs deferred 0 or 2 polls (the kernel's IRQ-suspension example, same file).
+  if (has("napi.napi_defer_hard_irqs")) space.vary.push_back("napi.napi_defer_hard_irqs=0,2");
+  // IRQ suspension off or at the 20 ms its authors measured with
+  // (docs/research/irq-suspend-modes.md: defer 100, gro_flush_timeout 10-200 us, 20 ms).
+  if (has("napi.irq_suspend_timeout")) space.vary.push_back("napi.irq_suspend_timeout=0,20ms");
+  // rx-usecs over i40e's range of useful values (0: at once; the scenario refuses 0 with
+  // rx-frames 0), rx-frames up to NAPI_POLL_WEIGHT (64, include/linux/netdevice.h: the most
+  // frames one poll takes) where the driver has them, gro_flush_timeout 0..200 us (napi.rst's
+  // example: 20 us; the IRQ-suspension measurements went to 200 us).
+  if (has("nic.rx-usecs")) space.search.push_back("nic.rx-usecs=0:128");
+  if (has("nic.rx-frames")) space.search.push_back("nic.rx-frames=0:64");
+  if (has("napi.gro_flush_timeout")) space.search.push_back("napi.gro_flush_timeout=0us:200us");
+  return space;
 }
 
 Expected<SearchAxis> parse_search(std::string_view spec) {
@@ -198,9 +230,17 @@ Expected<SearchAxis> parse_search(std::string_view spec) {
 
 TuneResult tune(const TuneRequest& request) {
   const std::size_t points = point_count(request.base.axes);
+  // What the scenario itself has outside the vocabulary is no grid point's doing.
+  std::vector<std::string> base_outside;
+  const sim::LoadResult base =
+      load_measured(request.base.text, request.base.file, request.base.sets, request.base.duration);
+  if (request.vocabulary && base)
+    base_outside = outside_vocabulary(*request.vocabulary, base.value());
   std::vector<PointSearch> searches;
-  for (std::size_t p = 0; p < points; ++p)
-    searches.emplace_back(request, point_overrides(request.base.axes, p));
+  for (std::size_t p = 0; p < points; ++p) {
+    searches.emplace_back(request, point_overrides(request.base.axes, p),
+                          base ? &base.value() : nullptr, base_outside);
+  }
   const auto parallel = [&](const std::vector<std::size_t>& which, void (PointSearch::*step)()) {
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
@@ -226,6 +266,10 @@ TuneResult tune(const TuneRequest& request) {
   std::vector<std::size_t> distinct;
   std::map<std::vector<std::string>, std::size_t> seen;
   for (std::size_t p = 0; p < points; ++p) {
+    if (!searches[p].not_offered.empty()) {
+      if (result.not_offered++ == 0) result.not_offered_example = searches[p].not_offered;
+      continue;
+    }
     if (searches[p].skipped_point || searches[p].evaluations.front().row.error) continue;
     if (seen.emplace(searches[p].first_metrics(), p).second) {
       distinct.push_back(p);
@@ -237,6 +281,7 @@ TuneResult tune(const TuneRequest& request) {
 
   for (PointSearch& s : searches) {
     if (result.table.columns.empty()) result.table.columns = s.table.columns;
+    if (!s.not_offered.empty()) continue;
     if (s.skipped_point) ++result.skipped_points;
     for (Evaluation& e : s.evaluations) {
       if (PointSearch::refused(e)) {
@@ -275,55 +320,66 @@ TuneResult tune(const TuneRequest& request) {
   if (result.ranked.empty() && !result.error && !result.skipped_example.empty())
     result.error = PointError{
         "the scenario refuses every setting searched, e.g. " + result.skipped_example, true};
+  if (result.ranked.empty() && !result.error && result.not_offered > 0) {
+    result.error = PointError{
+        "no setting searched is one the scenario's host has, e.g. " + result.not_offered_example,
+        true};
+  }
+  // A metric no run has a value of cannot be minimised or checked: refused, not ranked by the
+  // 1e30 that stands for "no value".
+  if (!result.error && !result.ranked.empty()) {
+    std::vector<const Metric*> metrics{&request.minimize};
+    for (const Constraint& c : request.constraints)
+      metrics.push_back(&c.metric);
+    for (const Metric* m : metrics) {
+      const bool any = std::any_of(
+          result.ranked.begin(), result.ranked.end(),
+          [&](const Candidate& c) { return metric_value(result.table, c.row, *m).has_value(); });
+      if (!any) {
+        result.error =
+            PointError{m->name + " (" + m->column + "): no run has a value of it (" +
+                           (m->column.starts_with("latency_")
+                                ? "latency_count 0: the scenario's traffic measures no latency"
+                                : "its cells are empty") +
+                           "); nothing to minimise or check it by",
+                       true};
+        break;
+      }
+    }
+  }
   return result;
 }
 
-std::vector<std::string> apply_commands(const sim::Scenario& s, std::string_view dev_view) {
-  const std::string dev(dev_view);
+std::vector<std::string> keys_without_effect(const TuneRequest& request, const Candidate& best) {
   std::vector<std::string> out;
-  const auto us = [](Duration d) { return std::to_string(d.count() / 1000); };
-  const auto ns = [](Duration d) { return std::to_string(d.count()); };
-  switch (s.nic.moderation) {
-    case sim::Moderation::none:
-      out.push_back("ethtool -C " + dev + " adaptive-rx off rx-usecs 0 rx-frames 1");
-      break;
-    case sim::Moderation::coalesce:
-      out.push_back("ethtool -C " + dev + " adaptive-rx " + (s.nic.adaptive_rx ? "on" : "off") +
-                    " rx-usecs " + std::to_string(s.nic.rx_usecs) + " rx-frames " +
-                    std::to_string(s.nic.rx_frames));
-      break;
-    case sim::Moderation::dim:
-      out.push_back("ethtool -C " + dev + " adaptive-rx on");
-      break;
-    case sim::Moderation::adaptive_itr:
-      // i40e's adaptive ITR is what its ethtool adaptive-rx switches (i40e_ethtool.c,
-      // i40e_set_itr_per_queue: I40E_ITR_DYNAMIC from use_adaptive_rx_coalesce); off, rx-usecs
-      // is the static ITR.
-      out.push_back("ethtool -C " + dev + " adaptive-rx " + (s.nic.adaptive_rx ? "on" : "off") +
-                    " rx-usecs " + std::to_string(s.nic.rx_usecs));
-      break;
-    default:
-      out.push_back(
-          "# nic.moderation (itr, lli): a register setting with no ethtool -C equivalent");
-  }
-  out.push_back("sysctl -w net.core.busy_read=" + us(s.napi.busy_read));
-  out.push_back("sysctl -w net.core.busy_poll=" + us(s.napi.busy_poll));
-  out.push_back("echo " + std::to_string(s.napi.defer_hard_irqs) + " > /sys/class/net/" + dev +
-                "/napi_defer_hard_irqs");
-  out.push_back("echo " + ns(s.napi.gro_flush_timeout) + " > /sys/class/net/" + dev +
-                "/gro_flush_timeout");
-  // The per-NAPI setting (Linux 6.13, netdev netlink napi-set): irqmod's own client, or the
-  // kernel's ynl with the NAPI id `irqmod napi list --dev DEV` prints.
-  out.push_back("irqmod napi set --dev " + dev + " --irq-suspend-timeout " +
-                ns(s.napi.irq_suspend_timeout));
-  out.push_back(
-      "# or: tools/net/ynl/cli.py --spec Documentation/netlink/specs/netdev.yaml "
-      "--do napi-set --json '{\"id\": NAPI_ID, \"irq-suspend-timeout\": " +
-      ns(s.napi.irq_suspend_timeout) + "}'");
-  if (s.napi.prefer_busy_poll) {
-    out.push_back(
-        "# and in the application: setsockopt(SO_PREFER_BUSY_POLL, 1), or epoll's "
-        "EPIOCSPARAMS with prefer_busy_poll = 1");
+  const std::size_t n = best.overrides.size();
+  const auto metrics_of = [](const std::vector<std::string>& cells, std::size_t overrides) {
+    const std::size_t from = std::min(2 + overrides, cells.size());
+    return std::vector<std::string>(cells.begin() + static_cast<std::ptrdiff_t>(from), cells.end());
+  };
+  const std::vector<std::string> mine = metrics_of(best.row, n);
+  std::vector<std::string> all = request.base.sets;
+  all.insert(all.end(), best.overrides.begin(), best.overrides.end());
+  const sim::LoadResult with =
+      load_measured(request.base.text, request.base.file, all, request.base.duration);
+  if (!with) return out;
+  for (std::size_t i = 0; i < n; ++i) {
+    Spec spec = request.base;
+    spec.axes.clear();
+    std::vector<std::string> sets = request.base.sets;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      const std::string& o = best.overrides[j];
+      const std::size_t eq = o.find('=');
+      spec.axes.push_back({o.substr(0, eq), {o.substr(eq + 1)}});
+      sets.push_back(o);
+    }
+    const sim::LoadResult without =
+        load_measured(request.base.text, request.base.file, sets, request.base.duration);
+    if (!without || without.value() == with.value()) continue;
+    const PointRow row = run_point(spec, 0);
+    if (row.error) continue;
+    if (metrics_of(row.cells, n - 1) == mine) out.push_back(best.overrides[i]);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 // irqmod dim-replay [--direction rx|tx] [--cq-mode eqe|cqe] [--profile LIST] [FILE|-]
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -59,6 +60,15 @@ void add_dim_replay_command(CLI::App& app, int& status) {
       // of its own over the same descriptor reads the rows several times faster (README).
       std::ifstream in("/dev/stdin", std::ios::binary);
       status = run_dim_replay(in ? in : std::cin, "<stdin>", options, std::cout, std::cerr);
+      return;
+    }
+    // A directory opens as a stream that fails at the first read: named here, not as ":0".
+    std::error_code ec;
+    if (std::filesystem::is_directory(args->file, ec)) {
+      std::cerr << "irqmod dim-replay: " << args->file
+                << ": is a directory; allowed: a CSV file of time_ns,events,packets,bytes rows, "
+                   "or - for standard input\n";
+      status = kExitBadInput;
       return;
     }
     std::ifstream in(args->file);

@@ -61,7 +61,9 @@ std::string exit_status_text() {
          "     call the work needs refused (lab, napi, top, serve)\n"
          "  2  bad input: usage, a file's contents, a value out of range\n"
          "  3  the results could not be written (--json, --csv, --trace, standard output);\n"
-         "     a result file is renamed into place only once complete\n";
+         "     a result file is renamed into place only once complete\n"
+         "  130, 143  interrupted by SIGINT, SIGTERM (sim, run, sweep, tune, plot): the\n"
+         "     temporary result files removed, the results not written named\n";
 }
 
 void add_help_command(CLI::App& app, int& status) {

@@ -1,5 +1,6 @@
 // irqmod kernel-diff A B [--json]: the kernel behaviours that differ between two Linux releases
 // (irqmod/napi/kernel.hpp), each with its commit, title and first release.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -83,6 +84,27 @@ void print_json(KernelVersion a, KernelVersion b, const std::vector<const Kernel
 
 }  // namespace
 
+namespace {
+
+// A release as `uname -r` prints it ("6.1.0-18-amd64", "6.18.44-fc-v1045") is the mainline
+// release before its first character that is not a digit or a dot; said on stderr, since a
+// distribution's kernel may carry backports the table does not know.
+std::string release_of(const std::string& text) {
+  const std::size_t end = text.find_first_not_of("0123456789.");
+  if (end == std::string::npos || end == 0) return text;
+  std::string release = text.substr(0, end);
+  // "6.1.0" is the mainline 6.1.
+  if (release.size() > 2 && release.ends_with(".0") &&
+      std::count(release.begin(), release.end(), '.') == 2)
+    release.resize(release.size() - 2);
+  std::cerr << "irqmod kernel-diff: note: '" << text << "' read as Linux " << release
+            << " (the text after the release is the distribution's; backports it carries are "
+               "not in the table)\n";
+  return release;
+}
+
+}  // namespace
+
 void add_kernel_diff_command(CLI::App& app, int& status) {
   struct Args {
     std::string from;
@@ -97,8 +119,8 @@ void add_kernel_diff_command(CLI::App& app, int& status) {
   cmd->add_flag("--json", args->json,
                 R"(Print {"from", "to", "differences": [{"key", "commit", "release", ...}]})");
   cmd->callback([args, &status] {
-    const auto a = napi::parse_kernel_version(args->from);
-    const auto b = napi::parse_kernel_version(args->to);
+    const auto a = napi::parse_kernel_version(release_of(args->from));
+    const auto b = napi::parse_kernel_version(release_of(args->to));
     for (const auto* parsed : {&a, &b}) {
       if (!parsed->ok()) {
         std::cerr << "irqmod kernel-diff: " << parsed->error().what() << "\n";

@@ -53,7 +53,10 @@ void add_plot_command(CLI::App& app, int& status) {
   cmd->add_option("--metric", args->request.metrics,
                   "With --against: a column to draw (repeatable; default latency_p99_ns)");
   cmd->add_option("--title", args->request.title, "The picture's title (default: the file)");
-  cmd->callback([args, &status] { status = run_plot(*args); });
+  cmd->callback([args, &status] {
+    remove_results_on_interrupt("irqmod plot");
+    status = run_plot(*args);
+  });
 }
 
 }  // namespace irqmod::cli

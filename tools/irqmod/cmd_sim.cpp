@@ -28,6 +28,7 @@
 #include "irqmod/sim/simulation.hpp"
 #include "irqmod/sim/trace.hpp"
 #include "irqmod/sim/units.hpp"
+#include "irqmod/sweep/names.hpp"
 #include "irqmod/sweep/plot.hpp"
 #include "irqmod/sweep/runner.hpp"
 #include "irqmod/time.hpp"
@@ -50,21 +51,23 @@ Expected<std::vector<std::string>> variant_sets(const sim::Scenario& scenario,
     all.insert(all.end(), sets.begin(), sets.end());
     return all;
   }
-  std::string names;
+  std::vector<std::string> names;
   for (const sim::Variant& v : scenario.variants)
-    names += (names.empty() ? "" : ", ") + v.name;
-  return Error{"--variant",
-               "'" + name + "' is not a variant of " + scenario.scenario.name +
-                   "; allowed: " + (names.empty() ? "none (the file has none)" : names)};
+    names.push_back(v.name);
+  return Error{"--variant", sweep::unknown_name(
+                                name, "a variant of " + scenario.scenario.name, names,
+                                names.empty() ? "none (the file has none)" : sweep::joined(names))};
 }
 
-// A progress bar on stderr, shown only on a terminal and only once a run has taken a second;
-// and the trace's size watch: a warning, once, as soon as the part written so far extrapolates
-// past sim::kTraceWarnBytes (the report comes about every 1 % of simulated time, so before).
+// A progress bar on stderr, shown only on a terminal and only once a run (or `irqmod run`'s
+// suite) has taken a second; and the trace's size watch: a warning, once, as soon as the part
+// written so far extrapolates past sim::kTraceWarnBytes (the report comes about every 1 % of
+// simulated time, so before).
 struct Progress {
   Instant wall_start = SteadyClock::now();
   bool tty = isatty(STDERR_FILENO) != 0;
   bool shown = false;
+  std::string label;  // before the bar: irqmod run's "[3/48] basics/pingpong-udp"
   const sim::TraceWriter* trace = nullptr;
   std::uint64_t trace_warn_bytes = sim::kTraceWarnBytes;  // $IRQMOD_TRACE_WARN_BYTES overrides
   bool trace_warned = false;
@@ -99,14 +102,16 @@ struct Progress {
     const double fraction = static_cast<double>(ns_since_epoch(reached)) /
                             static_cast<double>(std::max<std::int64_t>(ns_since_epoch(end), 1));
     const int filled = static_cast<int>(fraction * 40.0);
-    std::fprintf(stderr, "\r[%-40s] %3d%%  simulated %.3f s", std::string(filled, '#').c_str(),
-                 static_cast<int>(fraction * 100.0 + 0.5),
+    std::fprintf(stderr, "\r%s[%-40s] %3d%%  simulated %.3f s\033[K", p->label.c_str(),
+                 std::string(filled, '#').c_str(), static_cast<int>(fraction * 100.0 + 0.5),
                  static_cast<double>(ns_since_epoch(reached)) / 1e9);
     std::fflush(stderr);
     p->shown = true;
   }
-  void done() const {
-    if (shown) std::fprintf(stderr, "\r%60s\r", "");
+  // Clears the line (ECMA-48 EL, "erase to the end of the line") for what is printed next.
+  void done() {
+    if (shown) std::fprintf(stderr, "\r\033[K");
+    shown = false;
   }
 };
 
@@ -417,6 +422,7 @@ int run_suite(const RunArgs& args) {
   std::vector<sim::RunReport> reports;
   std::vector<RowResult> rows;
   std::map<fs::path, sim::RunReport> by_file;  // for `versus` rows: every run, by its file
+  Progress progress;  // the suite's: shown once it has taken a second, the line says which run
   // One run: `file` with `flags`; its rows are those of `variant` (empty: the file's own).
   const auto run_one = [&](const fs::path& file, const std::string& name,
                            const ScenarioFlags& flags, const std::string& variant) {
@@ -427,8 +433,12 @@ int run_suite(const RunArgs& args) {
       return;
     }
     const Instant wall_start = SteadyClock::now();
-    auto report = sim::simulate(loaded.value());
+    sim::RunOptions options;
+    options.progress = &Progress::report;
+    options.progress_context = &progress;
+    auto report = sim::simulate(loaded.value(), options);
     const Duration wall = SteadyClock::now() - wall_start;
+    progress.done();
     if (!report) {
       std::printf("%-36s FAILED: %s\n", name.c_str(), report.error().what().c_str());
       status = std::max(status, exit_status_for_run(report.error()));
@@ -473,21 +483,34 @@ int run_suite(const RunArgs& args) {
     if (json) reports.push_back(r);
     if (variant.empty()) by_file.emplace(fs::weakly_canonical(file), r);
   };
+  // The runs first, so that the progress line can say how many: a file with [[variant]] tables
+  // runs once per variant (each as `irqmod sim FILE --variant NAME`: its assignments, then the
+  // command line's).
+  struct Job {
+    fs::path file;
+    std::string name;
+    ScenarioFlags flags;
+    std::string variant;
+  };
+  std::vector<Job> jobs;
   for (const fs::path& file : files) {
     const std::string name = fs::relative(file, args.dir).replace_extension().string();
-    // A file with [[variant]] tables runs once per variant (each as `irqmod sim FILE --variant
-    // NAME`: its assignments, then the command line's).
     sim::LoadResult base = load_scenario(file.string(), args.flags);
     if (!base || base.value().variants.empty()) {
-      run_one(file, name, args.flags, "");
+      jobs.push_back({file, name, args.flags, ""});
       continue;
     }
     for (const sim::Variant& v : base.value().variants) {
       ScenarioFlags flags = args.flags;
       flags.sets = v.sets;
       flags.sets.insert(flags.sets.end(), args.flags.sets.begin(), args.flags.sets.end());
-      run_one(file, name + ":" + v.name, flags, v.name);
+      jobs.push_back({file, name + ":" + v.name, flags, v.name});
     }
+  }
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    progress.label =
+        "[" + std::to_string(j + 1) + "/" + std::to_string(jobs.size()) + "] " + jobs[j].name + " ";
+    run_one(jobs[j].file, jobs[j].name, jobs[j].flags, jobs[j].variant);
   }
   // `versus` rows: this run's metric against the other scenario's, once both have run.
   for (RowResult& result : rows) {
@@ -549,7 +572,10 @@ void add_sim_command(CLI::App& app, int& status) {
                   "Write the time series' samples as CSV to FILE ('-': stdout)");
   cmd->add_flag("--print-scenario", args->print_scenario,
                 "Print every key of the effective scenario (file, then --set) as TOML; no run");
-  cmd->callback([args, &status] { status = run_sim(*args); });
+  cmd->callback([args, &status] {
+    remove_results_on_interrupt("irqmod sim");
+    status = run_sim(*args);
+  });
 }
 
 void add_run_command(CLI::App& app, int& status) {
@@ -567,6 +593,7 @@ void add_run_command(CLI::App& app, int& status) {
                   "Write every report and the seeds' rows (\"seed_rows\") as JSON to FILE ('-': "
                   "stdout)");
   cmd->callback([args, &status] {
+    remove_results_on_interrupt("irqmod run");
     if (args->dir.empty()) args->dir = (fs::path(sim::share_dir()) / "scenarios").string();
     status = run_suite(*args);
   });

@@ -93,7 +93,7 @@ int run_sweep(const SweepArgs& args, const MpiWorld& world) {
   }
   sweep::Spec spec;
   spec.file = args.file;
-  spec.sets = args.sets;
+  spec.sets = scenario_assignments(args.sets);  // net.core.busy_read=50 as napi.busy_read=50
   spec.duration = args.duration;
   spec.seeds = args.seeds;
   // The scenario itself (and --set, --duration) through the path irqmod sim loads it by, so that
@@ -115,7 +115,7 @@ int run_sweep(const SweepArgs& args, const MpiWorld& world) {
     spec.text = text.str();
   }
   for (const std::string& v : args.vary) {
-    auto axis = sweep::parse_vary(v);
+    auto axis = sweep::parse_vary(scenario_assignment(v));
     if (!axis) {
       std::cerr << "irqmod sweep: " << axis.error().what() << "\n";
       return kExitBadInput;
@@ -224,6 +224,7 @@ void add_sweep_command(CLI::App& app, int& status) {
                   "Also draw latency against CPU and interrupts/s, Pareto points labelled, to "
                   "FILE.svg or FILE.png (gnuplot)");
   cmd->callback([args, &status] {
+    remove_results_on_interrupt("irqmod sweep");
     const MpiWorld world = start_mpi();
     // Ranks other than 0 say nothing: rank 0 reports the same errors, and writes the output.
     std::streambuf* cerr = std::cerr.rdbuf();

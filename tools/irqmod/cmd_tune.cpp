@@ -40,10 +40,13 @@ struct TuneArgs {
   std::string json;
 };
 
+// A metric's value with its unit. "%" is the sweep's cpu_percent, the busy time of every core over
+// the run's time: % of one core (400 % is four cores busy), said so, since `irqmod run`'s
+// "cpu %" is the mean over the cores.
 std::string shown(double v, const std::string& unit) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, unit == "/s" ? "%.0f%s" : "%.2f%s", v,
-                unit == "%"    ? " %"
+                unit == "%"    ? " % of one core"
                 : unit == "us" ? " us"
                                : unit.c_str());
   return buffer;
@@ -56,27 +59,65 @@ std::string settings_text(const std::vector<std::string>& overrides) {
   return out;
 }
 
+// A --vary or --search value the scenario's host cannot be given, said with its flag: a key the
+// host lacks (a driver without rx-frames, a kernel without IRQ suspension), or a moderation kind
+// its driver does not have (net_dim on i40e). A value equal to the scenario's own is not one;
+// combinations (coalescing with adaptive-rx on) are the grid's to skip and count.
+std::optional<std::string> outside_the_host(const sweep::Spec& spec, const sim::Scenario& base,
+                                            const sweep::Vocabulary& vocabulary,
+                                            const std::vector<sweep::Axis>& axes,
+                                            const std::vector<sweep::SearchAxis>& search) {
+  const std::vector<std::string> base_outside = sweep::outside_vocabulary(vocabulary, base);
+  for (const sweep::Axis& axis : axes) {
+    for (const std::string& value : axis.values) {
+      std::vector<std::string> sets = spec.sets;
+      sets.push_back(axis.key + "=" + value);
+      const sim::LoadResult point = sweep::load_measured(spec.text, spec.file, sets, spec.duration);
+      if (!point || point.value() == base) continue;
+      const bool searched =
+          std::any_of(search.begin(), search.end(),
+                      [&](const sweep::SearchAxis& a) { return a.key == axis.key; });
+      const std::string flag = (searched ? "--search " : "--vary ") + axis.key + "=" + value + ": ";
+      if (auto why = sweep::lacks(vocabulary, point.value(), axis.key)) return flag + *why;
+      for (const std::string& why : sweep::outside_vocabulary(vocabulary, point.value())) {
+        const bool new_here =
+            std::find(base_outside.begin(), base_outside.end(), why) == base_outside.end();
+        // The reason names the key and value itself ("nic.moderation=dim: ..."): said once.
+        if (new_here && why.starts_with(axis.key + "="))
+          return flag + why.substr(why.find(": ") + 2);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 int run_tune(const TuneArgs& args) {
   const auto fail = [](const std::string& message) {
     std::cerr << "irqmod tune: " << message << "\n";
     return kExitBadInput;
   };
   sweep::TuneRequest request;
-  auto minimize = sweep::parse_metric(args.minimize);
+  // The objective and the constraints against the columns every run will have, before anything
+  // runs: a name that is not a metric is refused with the valid ones, never minimised as empty.
+  sweep::Spec shape;
+  shape.seeds = args.seeds;
+  const std::vector<std::string> columns = sweep::columns(shape);
+  auto minimize = sweep::parse_metric(args.minimize, columns);
   if (!minimize) return fail("--minimize: " + minimize.error().message);
   request.minimize = minimize.value();
   std::vector<sweep::Metric> shown_metrics{request.minimize};
   for (const std::string& text : args.subject_to) {
-    auto c = sweep::parse_constraint(text);
+    auto c = sweep::parse_constraint(text, columns);
     if (!c) return fail(c.error().what());
     request.constraints.push_back(c.value());
     shown_metrics.push_back(c->metric);
   }
   for (const char* extra : {"p50", "p99", "cpu", "interrupts"}) {
+    const sweep::Metric metric = sweep::parse_metric(extra, columns).value();
     bool have = false;
     for (const auto& m : shown_metrics)
-      have = have || m.column == sweep::parse_metric(extra)->column;
-    if (!have) shown_metrics.push_back(sweep::parse_metric(extra).value());
+      have = have || m.column == metric.column;
+    if (!have) shown_metrics.push_back(metric);
   }
   request.base.file = args.file;
   // The scenario itself (and --set, --duration) through the path irqmod sim loads it by, so that
@@ -91,12 +132,23 @@ int run_tune(const TuneArgs& args) {
     text << in.rdbuf();
     request.base.text = text.str();
   }
-  request.base.sets = args.sets;
+  request.base.sets = scenario_assignments(args.sets);  // sysctl and sysfs names understood
   request.base.duration = args.duration;
   request.base.seeds = args.seeds;
+  // What the scenario's driver and kernel have: the default space, the grid points offered and
+  // the commands printed keep to it.
+  const sweep::Vocabulary vocabulary = sweep::vocabulary_of(base.value());
+  request.vocabulary = vocabulary;
   const bool defaults = args.vary.empty() && args.search.empty();
-  const sweep::TuneSpace space =
-      defaults ? sweep::default_tune_space() : sweep::TuneSpace{args.vary, args.search};
+  const sweep::TuneSpace space = defaults ? sweep::default_tune_space(vocabulary, base.value())
+                                          : sweep::TuneSpace{scenario_assignments(args.vary),
+                                                             scenario_assignments(args.search)};
+  if (space.vary.empty() && space.search.empty()) {
+    return fail("the scenario's host, " + sweep::describe(vocabulary) +
+                ", has no knob tune searches by default (" +
+                *sweep::lacks(vocabulary, base.value(), "nic.rx-usecs") +
+                "); give --vary or --search to search keys of the model anyway");
+  }
   for (const std::string& v : space.vary) {
     auto axis = sweep::parse_vary(v);
     if (!axis) return fail(axis.error().what());
@@ -118,6 +170,9 @@ int run_tune(const TuneArgs& args) {
   }
   if (!defaults) {
     if (auto bad = sweep::check_axes(check)) return fail(*bad);
+    if (auto bad =
+            outside_the_host(request.base, base.value(), vocabulary, check.axes, request.search))
+      return fail(*bad);
   }
   request.evaluations = args.evaluations;
   request.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -150,6 +205,11 @@ int run_tune(const TuneArgs& args) {
         "same: %zu grid points ran as an earlier one at the middle of the ranges (a "
         "setting with no effect on this scenario) and were not searched again\n",
         result.same_points);
+  }
+  if (result.not_offered > 0) {
+    std::printf("not offered: %zu grid points the scenario's host, %s, does not have (e.g. %s)\n",
+                result.not_offered, sweep::describe(vocabulary).c_str(),
+                result.not_offered_example.c_str());
   }
   if (result.skipped_points + result.skipped_runs > 0) {
     std::printf(
@@ -196,9 +256,21 @@ int run_tune(const TuneArgs& args) {
   sets.insert(sets.end(), result.ranked[0].overrides.begin(), result.ranked[0].overrides.end());
   const sim::LoadResult best =
       sweep::load_measured(request.base.text, request.base.file, sets, request.base.duration);
-  std::printf("\napply on a Linux host (%s: the interface):\n", args.dev.c_str());
-  for (const std::string& command : sweep::apply_commands(best.value(), args.dev))
+  // A searched value that changes nothing in the prediction is not advice: left out, and said.
+  const std::vector<std::string> no_effect = sweep::keys_without_effect(request, result.ranked[0]);
+  const sweep::ApplyPlan plan = sweep::apply_plan(best.value(), args.dev, vocabulary, no_effect);
+  if (plan.commands.empty()) {
+    std::printf("\napply: no command for the scenario's host, %s\n",
+                sweep::describe(vocabulary).c_str());
+  } else {
+    std::printf("\napply on a Linux host (%s: the interface; %s):\n", args.dev.c_str(),
+                sweep::describe(vocabulary).c_str());
+  }
+  for (const std::string& command : plan.commands)
     std::printf("  %s\n", command.c_str());
+  if (!plan.left_out.empty()) std::printf("left out:\n");
+  for (const std::string& why : plan.left_out)
+    std::printf("  %s\n", why.c_str());
   return kExitOk;
 }
 
@@ -231,7 +303,10 @@ void add_tune_command(CLI::App& app, int& status) {
   cmd->add_option("--runner-ups", args->runner_ups, "Runner-ups shown");
   cmd->add_option("--csv", args->csv, "Write every run as CSV to FILE");
   cmd->add_option("--json", args->json, "Write every run as JSON to FILE");
-  cmd->callback([args, &status] { status = run_tune(*args); });
+  cmd->callback([args, &status] {
+    remove_results_on_interrupt("irqmod tune");
+    status = run_tune(*args);
+  });
 }
 
 }  // namespace irqmod::cli

@@ -36,5 +36,6 @@ void add_top_command(CLI::App& app, int& status);
 void add_sweep_command(CLI::App& app, int& status);
 void add_plot_command(CLI::App& app, int& status);
 void add_tune_command(CLI::App& app, int& status);
+void add_calibrate_command(CLI::App& app, int& status);
 
 }  // namespace irqmod::cli

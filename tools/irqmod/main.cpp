@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   cli::add_sweep_command(app, status);
   cli::add_plot_command(app, status);
   cli::add_tune_command(app, status);
+  cli::add_calibrate_command(app, status);
   cli::add_help_command(app, status);
   for (CLI::App* command : app.get_subcommands(nullptr))
     command->footer(

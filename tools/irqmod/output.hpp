@@ -22,6 +22,39 @@ inline constexpr int kExitRunFailed = 1;  // the run found a problem: conservati
 inline constexpr int kExitBadInput = 2;   // bad usage, file contents or values
 inline constexpr int kExitIoFailed = 3;   // results could not be written (a file, standard output)
 
+// ---- Interrupted runs ----------------------------------------------------------------------
+//
+// A command whose results are files calls remove_results_on_interrupt() before its work. From
+// then on SIGINT and SIGTERM remove every temporary file still registered (Output's
+// "<path>.tmp-<pid>", a picture's scratch files), stop a child still registered (gnuplot), say on
+// stderr which results were not written and exit 128 + the signal: 130 for SIGINT, 143 for
+// SIGTERM. The handler only unlinks, kills, waits and writes (async-signal-safe calls); the
+// registry is a fixed table of slots, so registering does not allocate in the handler's way.
+
+// `program` ("irqmod sim") begins the handler's line; it must outlive the command.
+void remove_results_on_interrupt(const char* program);
+
+// A file the handler removes while it is registered; `shown` is how the user named it ("--json
+// r.json"), empty for a scratch file nobody asked for. Moving a registration is not needed.
+class InterruptCleanup {
+ public:
+  InterruptCleanup() = default;
+  InterruptCleanup(const InterruptCleanup&) = delete;
+  InterruptCleanup& operator=(const InterruptCleanup&) = delete;
+  ~InterruptCleanup() { release(); }
+  void hold(const std::string& path, const std::string& shown);  // registers (one file at a time)
+  void release();  // the file is the command's again (renamed into place, or removed by it)
+
+ private:
+  int slot_ = -1;  // the registry's slot, -1: none (the table was full, or released)
+};
+
+// The child the handler kills (SIGKILL to its process group, which it leads) and waits for
+// before removing the files; 0: none.
+void set_interrupt_child(int pid);
+
+// ---- Result files ---------------------------------------------------------------------------
+
 // One result output: a file, or standard output for "-".
 class Output {
  public:
@@ -45,10 +78,11 @@ class Output {
  private:
   Output(std::string path, std::string flag) : path_(std::move(path)), flag_(std::move(flag)) {}
 
-  std::string path_;       // as given; "-" is standard output
-  std::string flag_;       // "--json"
-  std::string target_;     // the file renamed onto: path_, or the file a symbolic link names
-  std::string temporary_;  // the name written until commit(); empty: written in place
+  std::string path_;          // as given; "-" is standard output
+  std::string flag_;          // "--json"
+  std::string target_;        // the file renamed onto: path_, or the file a symbolic link names
+  std::string temporary_;     // the name written until commit(); empty: written in place
+  InterruptCleanup cleanup_;  // temporary_, removed at SIGINT / SIGTERM until commit()
   std::ofstream file_;
 };
 

@@ -1,15 +1,25 @@
 #include "sweep_output.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <tuple>
+#include <vector>
 
 #include "commands.hpp"
+
+extern char** environ;
 
 namespace irqmod::cli {
 
@@ -47,29 +57,126 @@ int open_picture(const std::string& path, const char* flag, const std::string& c
   return out ? kExitOk : kExitIoFailed;
 }
 
+namespace {
+
+// SIGINT and SIGTERM held in this thread while it lives: a file made, or a child started, is
+// registered with the interrupt handler before the handler can run here.
+class HeldInterrupts {
+ public:
+  HeldInterrupts() {
+    sigset_t held;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &held, &before_);
+  }
+  HeldInterrupts(const HeldInterrupts&) = delete;
+  HeldInterrupts& operator=(const HeldInterrupts&) = delete;
+  ~HeldInterrupts() { pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+
+ private:
+  sigset_t before_;
+};
+
+// A scratch file for gnuplot, made in $TMPDIR (else /tmp) and removed when this goes (or by the
+// interrupt handler, which knows it while it exists).
+class Scratch {
+ public:
+  explicit Scratch(const std::string& suffix) {
+    const char* tmp = std::getenv("TMPDIR");
+    path_ =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/irqmod-plot-XXXXXX" + suffix;
+    const HeldInterrupts held;
+    const int fd = mkstemps(path_.data(), static_cast<int>(suffix.size()));
+    if (fd < 0) {
+      path_.clear();
+      return;
+    }
+    cleanup_.hold(path_, "");
+    close(fd);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  bool made() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  InterruptCleanup cleanup_;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// gnuplot's own messages for the user: each line as "  gnuplot: ...", the last 20 at most.
+std::string gnuplot_said(const std::string& log) {
+  std::vector<std::string> lines;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t^") != std::string::npos) lines.push_back(line);
+  }
+  const std::size_t from = lines.size() > 20 ? lines.size() - 20 : 0;
+  std::string out;
+  for (std::size_t i = from; i < lines.size(); ++i)
+    out += "\n  gnuplot: " + lines[i];
+  return out;
+}
+
+// Runs `gnuplot script` with standard input from /dev/null and standard error into `log`.
+// Returns the wait status, or -1 with `spawn_error` set when it could not be started.
+int run_gnuplot(const std::string& script, const std::string& log, int& spawn_error) {
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, STDERR_FILENO, log.c_str(), O_WRONLY | O_TRUNC, 0);
+  // The child starts with no signal held (this thread holds SIGINT and SIGTERM meanwhile).
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  // Its own process group, so that the interrupt handler stops it with whatever it started.
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  std::string program = "gnuplot", argument = script;
+  char* argv[] = {program.data(), argument.data(), nullptr};
+  pid_t pid = 0;
+  {
+    const HeldInterrupts held;
+    spawn_error = posix_spawnp(&pid, "gnuplot", &files, &attributes, argv, environ);
+    if (spawn_error == 0) set_interrupt_child(pid);
+  }
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&files);
+  if (spawn_error != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  set_interrupt_child(0);
+  return status;
+}
+
+}  // namespace
+
 int draw_picture(Output& out, const std::string& path, const char* flag, const std::string& command,
                  const PlotMaker& make) {
   const std::size_t dot = path.rfind('.');
   const std::string extension = dot == std::string::npos ? "" : path.substr(dot);
-  char data_path[] = "/tmp/irqmod-plot-XXXXXX";
-  std::string image_path = std::string("/tmp/irqmod-plot-XXXXXX") + extension;
-  const int data_fd = mkstemp(data_path);
-  const int image_fd = mkstemps(image_path.data(), static_cast<int>(extension.size()));
-  if (data_fd >= 0) close(data_fd);
-  if (image_fd >= 0) close(image_fd);
-  struct Scratch {
-    const char* data;
-    const std::string& image;
-    ~Scratch() {
-      std::remove(data);
-      std::remove(image.c_str());
-    }
-  } cleanup{data_path, image_path};
-  if (data_fd < 0 || image_fd < 0) {
-    std::cerr << "irqmod " << command << ": cannot make a temporary file for gnuplot in /tmp\n";
+  const Scratch data(".data"), script(".gp"), image(extension), log(".log");
+  if (!data.made() || !script.made() || !image.made() || !log.made()) {
+    std::cerr << "irqmod " << command << ": " << flag
+              << ": cannot make a scratch file for gnuplot in $TMPDIR or /tmp\n";
     return kExitIoFailed;
   }
-  auto files = make(image_path, data_path);
+  auto files = make(image.path(), data.path());
   if (!files) {
     Error error = files.error();
     if (error.key == "--plot") error.key = flag;
@@ -77,23 +184,36 @@ int draw_picture(Output& out, const std::string& path, const char* flag, const s
     return kExitBadInput;
   }
   {
-    std::ofstream data(data_path);
-    data << files->data;
+    std::ofstream d(data.path()), g(script.path());
+    d << files->data;
+    g << files->script;
   }
-  // gnuplot reads the script on stdin; its own messages go to our stderr.
-  FILE* gnuplot = popen("gnuplot", "w");
-  int rc = -1;
-  if (gnuplot) {
-    std::fwrite(files->script.data(), 1, files->script.size(), gnuplot);
-    rc = pclose(gnuplot);
+  int spawn_error = 0;
+  const int status = run_gnuplot(script.path(), log.path(), spawn_error);
+  const std::string said = gnuplot_said(read_all(log.path()));
+  std::ifstream picture(image.path(), std::ios::binary);
+  const bool drawn = picture && picture.peek() != std::ifstream::traits_type::eof();
+  std::string failure;
+  if (status < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
+    failure = "gnuplot could not be started (" +
+              std::string(std::strerror(spawn_error != 0 ? spawn_error : ENOENT)) +
+              "): is Debian's gnuplot-nox installed? (scripts/install-deps.sh)";
+  } else if (WIFSIGNALED(status)) {
+    failure = "gnuplot died of signal " + std::to_string(WTERMSIG(status)) + " (" +
+              strsignal(WTERMSIG(status)) + ") drawing '" + path + "'";
+  } else if (WEXITSTATUS(status) != 0) {
+    failure =
+        "gnuplot could not draw '" + path + "' (exit " + std::to_string(WEXITSTATUS(status)) + ")";
+  } else if (!drawn) {
+    failure = "gnuplot wrote no picture for '" + path + "'";
   }
-  std::ifstream image(image_path, std::ios::binary);
-  if (rc != 0 || !image || image.peek() == std::ifstream::traits_type::eof()) {
-    std::cerr << "irqmod " << command << ": gnuplot could not draw '" << path
-              << "' (is Debian's gnuplot-nox installed? scripts/install-deps.sh)\n";
+  if (!failure.empty()) {
+    std::cerr << "irqmod " << command << ": " << flag << ": " << failure << said << "\n";
     return kExitIoFailed;
   }
-  out.stream() << image.rdbuf();
+  for (const std::string& note : files->notes)
+    std::cerr << "irqmod " << command << ": " << flag << ": note: " << note << "\n";
+  out.stream() << picture.rdbuf();
   return commit_output(out, command) ? kExitOk : kExitIoFailed;
 }
 

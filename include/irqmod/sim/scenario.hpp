@@ -39,6 +39,7 @@
 
 #include "irqmod/error.hpp"
 #include "irqmod/sim/distribution.hpp"
+#include "irqmod/sim/scenario_runs.hpp"
 #include "irqmod/sim/seed_rows.hpp"
 #include "irqmod/time.hpp"
 
@@ -147,6 +148,7 @@ enum class Wait : std::uint8_t {
   epoll,  // epoll_wait: busy-polls first when napi.busy_poll is set, with prefer_busy_poll's
           // IRQ suspension
   adaptive_poll,  // the library's adaptive_poll controller: spin on the socket, then sleep
+  spin,           // non-blocking recv in a loop, never sleeping (irqmod serve --mode busy)
 };
 
 // nic.moderation: which policy of the library decides when the Rx vector interrupts.
@@ -301,6 +303,7 @@ struct CpuSection {
   std::string irq_cores;     // cpu.irq-cores: vector i interrupts core i mod n of this list
   std::uint32_t app_core{};  // cpu.app-core: where application thread 0 runs
   Wait app_wait{};           // cpu.app-wait: how thread 0 waits
+  Duration epoll_timeout{};  // cpu.epoll-timeout: epoll_wait's timeout; 0 = none
   std::uint32_t hz{};        // cpu.hz: clock ticks per second (MCLGETI's livelock check)
   Duration sched_slice{};    // cpu.sched-slice: the fair scheduler's slice; 0 = the kernel's
   // The cost model: each a constant or a distribution (jitter), drawn per use on the core.
@@ -336,6 +339,20 @@ struct CpuSection {
   Distribution xsk_cache_line{};  // cpu.xsk-cache-line: a ring line read on another core
   Distribution poll_call{};       // cpu.poll-call: poll() on one socket beyond the system call
   Distribution socket_call{};     // cpu.socket-call: a socket call's dispatch (sendto, recvfrom)
+  // The host's own costs the lab runs ([lab]) need, and the cores' wake-up and timer latencies.
+  Distribution epoll_wait{};       // cpu.epoll-wait: an epoll_wait call that returns events
+  Distribution recv_empty{};       // cpu.recv-empty: a non-blocking recv that finds nothing
+  Distribution wakeup_remote{};    // cpu.wakeup-remote: a woken thread's start on an idle core
+  std::string wakeup_idle;         // cpu.wakeup-idle: "IDLE:ADDED, ...", its growth with idle time
+  Distribution hrtimer_late{};     // cpu.hrtimer-late: how late an hrtimer fires
+  Distribution veth_xmit{};        // cpu.veth-xmit: veth_xmit on the sender, per frame
+  Distribution veth_poll{};        // cpu.veth-poll: a veth_poll call's fixed part
+  Distribution veth_packet{};      // cpu.veth-packet: per frame in veth_poll (ring, GRO)
+  Distribution backlog_enqueue{};  // cpu.backlog-enqueue: netif_rx to the backlog, per frame
+  Distribution backlog_poll{};     // cpu.backlog-poll: a process_backlog call's fixed part
+  Distribution tcp_tx_packet{};    // cpu.tcp-tx-packet: cpu.tx-packet for a TCP message
+  Distribution tcp_rx_packet{};    // cpu.tcp-rx-packet: cpu.rx-packet for a TCP segment
+  Distribution tcp_app_message{};  // cpu.tcp-app-message: cpu.app-message for a TCP read
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 
@@ -358,72 +375,6 @@ struct SearchSection {
   std::uint64_t high{};        // search.high: frames/s, the highest (0: line rate)
   std::uint64_t resolution{};  // search.resolution: frames/s, when the search stops
   friend bool operator==(const SearchSection&, const SearchSection&) = default;
-};
-
-// storage.mode: how I/O completions reach the submitting thread (seed 003).
-enum class StorageMode : std::uint8_t {
-  interrupts,  // one MSI-X vector per completion queue, remapped to its core (the default)
-  polled,      // io_uring IOPOLL: no interrupt; the submitting thread polls the CQ itself
-  posted_msi,  // the vectors' MSIs posted into the core's PIR, one notification (posted_msi)
-};
-
-// xdp.app: the xdpsock application (samples/bpf/xdpsock_user.c) of seed 002.
-enum class XdpApp : std::uint8_t {
-  none,    // no AF_XDP model: the network host (or storage) runs
-  rxdrop,  // receive and drop: Rx descriptors back to the fill ring
-  txpush,  // transmit only ("txonly"/txpush): Tx descriptors, completions back to free frames
-  l2fwd,   // swap MAC addresses and send the frame back out
-};
-
-// xdp.method: how the application waits (seed 002's "method" column).
-enum class XdpMethod : std::uint8_t {
-  rtc,       // run-to-completion: spins on the rings; only Tx kicks are system calls
-  poll,      // poll() before every batch
-  busypoll,  // poll() and sendto() busy-poll the queue's NAPI context
-};
-
-// xdp.busy-loop-end: when a busy poll from an xsk system call stops.
-enum class XdpLoopEnd : std::uint8_t {
-  rx_empty_tx_full,  // seed 002's RFC: busy_loop_end when Rx is empty or Tx is full (or timeout)
-  once,              // mainline since 5.11: sk_busy_loop(sk, 1), one iteration (non-blocking)
-  poll_events,       // seed 002's RFC as Sridhar's review asked: when poll() has an event to
-                     // report (the socket's Rx ring not empty, its Tx ring not full; or timeout)
-};
-
-// [xdp]: one AF_XDP socket in zero-copy mode on queue 0, driven by an xdpsock application.
-struct XdpSection {
-  XdpApp app{};                     // xdp.app: none = no AF_XDP model
-  XdpMethod method{};               // xdp.method
-  bool irqs{};                      // xdp.irqs: the NAPI context has an interrupt
-  bool need_wakeup{};               // xdp.need-wakeup: the app obeys the fill ring's flag
-  std::uint32_t frames{};           // xdp.frames: UMEM frames
-  std::uint32_t fill_ring{};        // xdp.fill-ring: descriptors
-  std::uint32_t comp_ring{};        // xdp.comp-ring
-  std::uint32_t rx_ring{};          // xdp.rx-ring
-  std::uint32_t tx_ring{};          // xdp.tx-ring
-  std::uint32_t batch{};            // xdp.batch: descriptors per application loop
-  std::uint32_t tx_budget{};        // xdp.tx-budget: Tx descriptors per driver poll
-  bool report_tx_work{};            // xdp.report-tx-work: Tx work counts toward the NAPI budget
-  XdpLoopEnd busy_loop_end{};       // xdp.busy-loop-end
-  std::uint32_t busy_poll_batch{};  // xdp.busy-poll-batch: the RFC's per-socket budget; 0 = none
-  friend bool operator==(const XdpSection&, const XdpSection&) = default;
-};
-
-// [storage]: NVMe-like drives and io_uring-like submitters (t/io_uring), seed 003.
-struct StorageSection {
-  std::uint32_t drives{};                 // storage.drives: 0 = no storage model
-  StorageMode mode{};                     // storage.mode
-  std::uint64_t iops{};                   // storage.iops: one drive's I/Os per second, at most
-  Distribution service_time{};            // storage.service-time: submission -> CQE, unloaded
-  std::uint32_t aggregation_threshold{};  // storage.aggregation-threshold: 0-based CQEs
-  std::uint32_t aggregation_time{};       // storage.aggregation-time: in 100 us units
-  std::uint32_t queue_depth{};            // storage.queue-depth: I/Os in flight per thread
-  std::uint32_t batch_submit{};           // storage.batch-submit: I/Os per io_uring_enter
-  std::uint32_t batch_complete{};         // storage.batch-complete: completions waited for
-  std::string thread_cores;               // storage.thread-cores: drive d's thread, d mod n
-  std::string irq_cores;                  // storage.irq-cores: drive d's vector, d mod n
-  std::uint32_t max_coalescing_loop{};    // storage.max-coalescing-loop: PIR scans
-  friend bool operator==(const StorageSection&, const StorageSection&) = default;
 };
 
 // A [[variant]] of a scenario: the same file run with `sets` ("key=value", applied in order
@@ -449,6 +400,7 @@ struct Scenario {
   SearchSection search;
   StorageSection storage;          // [storage]: seed 003's drives (drives = 0: none)
   XdpSection xdp;                  // [xdp]: seed 002's AF_XDP socket (app = none: none)
+  LabSection lab;                  // [lab]: a server and its client on this machine (device none)
   std::vector<Variant> variants;   // [[variant]]: runs of this file with keys changed
   std::vector<SeedRow> seed_rows;  // the seed numbers this scenario reproduces ([[seed_row]])
   friend bool operator==(const Scenario&, const Scenario&) = default;

@@ -26,8 +26,9 @@ struct PlotRequest {
 };
 
 struct PlotFiles {
-  std::string data;    // gnuplot data blocks, written to `data_path`
-  std::string script;  // reads `data_path`, writes request.output
+  std::string data;                // gnuplot data blocks, written to `data_path`
+  std::string script;              // reads `data_path`, writes request.output
+  std::vector<std::string> notes;  // what the picture leaves out and why, for the user
 };
 
 // The varied keys of a sweep's table: the columns between "points" and "scenario".

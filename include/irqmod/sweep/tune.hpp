@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "irqmod/sim/scenario.hpp"
+#include "irqmod/sweep/apply.hpp"
 #include "irqmod/sweep/objective.hpp"
 #include "irqmod/sweep/runner.hpp"
 
@@ -25,19 +27,21 @@ struct SearchAxis {
 };
 Expected<SearchAxis> parse_search(std::string_view spec);
 
-// The space irqmod tune searches when given no --vary or --search (tune.cpp says where each
-// value comes from): the moderation kind, adaptive-rx, busy_read, busy_poll, napi_defer_hard_irqs
-// and irq_suspend_timeout on the grid (96 points); rx-usecs, rx-frames and gro_flush_timeout
-// searched. It stays bounded because most of the grid is skipped: on pingpong-udp 16 points are
-// refused (adaptive-rx with coalescing and no sample-interval) and 67 run as an earlier point
-// (busy_poll for a server blocking in recv, irq_suspend_timeout without prefer_busy_poll, ...),
-// leaving 13 searched: 263 runs, 12.5 s of CPU, 16.7 s and 23.7 s wall on the 2-core machine at
-// load 7 (measured 2026-11-30).
+// The space irqmod tune searches when given no --vary or --search, in the vocabulary of the
+// scenario's host (tune.cpp says where each value comes from): the moderation kinds its driver
+// has (coalesce, and adaptive-itr with adaptive-rx on i40e / ice, or net_dim on mlx5 / enetc),
+// busy_read, busy_poll, and napi_defer_hard_irqs and irq_suspend_timeout where the kernel has
+// them, on the grid; rx-usecs, rx-frames (where the driver has them) and gro_flush_timeout
+// searched. A host with no knob tune can set (OpenBSD, a storage run, loopback) has an empty
+// space. On pingpong-udp (i40e, no kernel set) the grid is 64 points, of which 16 are not offered
+// (coalescing with adaptive-rx on) and 39 run as an earlier point (busy_poll for a server blocking
+// in recv, irq_suspend_timeout without prefer_busy_poll, ...), leaving 9 searched: 142 runs, 9.3 s
+// wall and 16.8 s of CPU on the 2-core machine while another build ran (2026-12-01).
 struct TuneSpace {
   std::vector<std::string> vary;    // --vary KEY=V1,V2
   std::vector<std::string> search;  // --search KEY=LOW:HIGH
 };
-TuneSpace default_tune_space();
+TuneSpace default_tune_space(const Vocabulary& vocabulary, const sim::Scenario& base);
 
 struct TuneRequest {
   Spec base;  // the scenario, --set, --duration, --seeds; base.axes: the discrete grid
@@ -46,6 +50,9 @@ struct TuneRequest {
   std::vector<Constraint> constraints;
   unsigned evaluations = 30;  // NLopt's runs per grid point, at most
   unsigned jobs = 1;          // grid points searched at once
+  // The host's vocabulary: a grid point outside it (vocabulary_of(base), outside_vocabulary) is
+  // skipped and counted, as a setting the host cannot be given.
+  std::optional<Vocabulary> vocabulary;
 };
 
 struct Candidate {
@@ -68,13 +75,14 @@ struct TuneResult {
   std::size_t same_points = 0;      // grid points whose first run equals an earlier point's
                                     // (a knob with no effect on this scenario): not searched
   std::string skipped_example;      // the first refusal's message
+  std::size_t not_offered = 0;      // grid points outside the host's vocabulary
+  std::string not_offered_example;  // the first one's reason
 };
 TuneResult tune(const TuneRequest& request);
 
-// The commands that apply `scenario`'s moderation and NAPI settings on a Linux host: ethtool -C,
-// sysctl net.core.busy_read / busy_poll, /sys/class/net/DEV/napi_defer_hard_irqs and
-// gro_flush_timeout, and irq-suspend-timeout by netdev netlink's napi-set (irqmod napi set, or
-// the kernel's ynl). One command per line.
-std::vector<std::string> apply_commands(const sim::Scenario& scenario, std::string_view dev);
+// The overrides ("KEY=VALUE") of `best` that change nothing in the prediction: the same run
+// without one (the scenario's own value) gives the same metrics, cell for cell. An override that
+// is the scenario's own value, or whose removal the scenario refuses, is not one of them.
+std::vector<std::string> keys_without_effect(const TuneRequest& request, const Candidate& best);
 
 }  // namespace irqmod::sweep

@@ -2,6 +2,12 @@
 #include "sim/app/server.hpp"
 
 namespace irqmod::sim {
+namespace {
+
+// A spinning thread's segment: long against any arrival gap the runs have, cut short by data.
+constexpr Duration kSpinStretch = milliseconds(10);
+
+}  // namespace
 
 Application::Application(World& world, Core& core, Socket& socket, std::vector<NapiInstance*> napis,
                          Stack& stack, const Peers& peers, Wait wait, BusyPollSettings busy,
@@ -23,8 +29,7 @@ Application::Application(World& world, Core& core, Socket& socket, std::vector<N
     adaptive_poll::Config config;
     config.wakeup_cost = costs_.wakeup.mean() + costs_.context_switch.mean();
     poller_.emplace(config);
-    endpoint_ = world_.engine.bind<&Application::on_event>(*this);
-    sleep_timer_ = world_.engine.make_slot();
+    bind_timer();
   }
   socket_.set_waiter(Waiter{[](void* self) { static_cast<Application*>(self)->on_data(); }, this});
   socket_.set_send_waiter(
@@ -48,11 +53,29 @@ void Application::on_writable() {
   core_.wake(thread_);
 }
 
-// The adaptive controller's sleep ended with no data: the thread wakes to poll again.
+void Application::bind_timer() {
+  endpoint_ = world_.engine.bind<&Application::on_event>(*this);
+  sleep_timer_ = world_.engine.make_slot();
+  sleep_timer_armable_ = true;
+}
+
+// The adaptive controller's sleep, or epoll_wait's timeout, ended with no data: the thread wakes
+// to poll again (its own core's timer: cpu.hrtimer-late holds that core's idle exit).
 void Application::on_event(const Event&) {
   if (phase_ != Phase::sleeping) return;
   phase_ = Phase::waking;
-  core_.wake(thread_);
+  core_.wake(thread_, true);
+}
+
+std::optional<Segment> Application::block() {
+  if (wait_ == Wait::epoll && epoll_timeout_ > Duration::zero()) {
+    phase_ = Phase::sleeping;
+    world_.engine.arm(sleep_timer_, world_.now() + epoll_timeout_ + core_.cost(timer_late_),
+                      endpoint_, 1);
+    return std::nullopt;
+  }
+  phase_ = Phase::blocked;
+  return std::nullopt;
 }
 
 std::optional<Segment> Application::start(Core& core) {
@@ -118,15 +141,24 @@ std::optional<Segment> Application::receive(Core& core) {
               core.cost(copy_kb_, static_cast<std::int64_t>((bytes + 1023) / 1024));
       return thread_segment(total);
     }
+    const bool drains = wait_ == Wait::epoll || wait_ == Wait::spin;
+    if (wait_ == Wait::epoll) total += core.cost(costs_.epoll_wait);
     for (std::uint32_t i = 0; i < consuming_; ++i) {
       total += core.cost(costs_.syscall) + core.cost(costs_.app_message);
       if (peers_[socket_.at(i).flow].answered) {
         total += core.cost(costs_.syscall) + core.cost(costs_.tx_packet);
+        total += core.cost(costs_.xmit);
       }
     }
+    if (drains) total += core.cost(costs_.recv_empty);  // the recv that returns EAGAIN
     return thread_segment(total);
   }
   if (poller_) return adaptive_idle(core);
+  if (wait_ == Wait::spin) {
+    // Non-blocking recvs until a message is queued (on_data ends the segment there).
+    phase_ = Phase::spinning;
+    return Segment{kSpinStretch, ContextKind::thread, "spin"};
+  }
   const std::uint32_t napi_id = socket_.napi_id();
   const BusyPollSettings& busy = busy_.settings();
   if (napi::epoll_busy_loop_on(busy.usecs, busy.prefer, busy.prefer_starts_loop) && napi_id != 0) {
@@ -135,8 +167,7 @@ std::optional<Segment> Application::receive(Core& core) {
         [](const void* self) { return !static_cast<const Socket*>(self)->empty(); }, &socket_};
     return busy_.begin(*napis_[napi_id - 1], core, ready);
   }
-  phase_ = Phase::blocked;
-  return std::nullopt;
+  return block();
 }
 
 // The socket is empty: the controller says spin, sleep until a predicted arrival, or block.
@@ -161,7 +192,7 @@ std::optional<Segment> Application::adaptive_idle(Core& core) {
     }
     case adaptive_poll::ActionKind::sleep_until:
       phase_ = Phase::sleeping;
-      world_.engine.arm(sleep_timer_, action.until, endpoint_, 1);
+      world_.engine.arm(sleep_timer_, action.until + core.cost(timer_late_), endpoint_, 1);
       return std::nullopt;
     case adaptive_poll::ActionKind::block:
       break;
@@ -186,8 +217,7 @@ std::optional<Segment> Application::after_busy_loop(Core& core) {
   if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
     napis_[napi_id - 1]->resume_irqs(core);
   }
-  phase_ = Phase::blocked;
-  return std::nullopt;
+  return block();
 }
 
 bool Application::flush_replies() {

@@ -11,9 +11,12 @@
 //                  runs it: spin on the socket in user space (non-blocking recv, charged as thread
 //                  time), sleep on a timer until a predicted arrival, or block after re-checking;
 //                  it learns the gaps from the frames' arrival times (the kernel timestamps)
+//   spin           non-blocking recvs in a loop (irqmod serve --mode busy): the thread never
+//                  sleeps and takes a message as soon as it is queued
 //
 // Costs: wakeup + context-switch when woken; per message syscall + app-message, and for a reply
-// syscall + tx-packet more.
+// syscall + tx-packet more (+ a software device's xmit); with epoll, epoll-wait per epoll_wait
+// that returns events and recv-empty for the recv that finds the drained socket empty.
 #pragma once
 
 #include <cstdint>
@@ -37,13 +40,16 @@ struct ApplicationCosts {
   Distribution tx_packet{};       // cpu.tx-packet
   Distribution wakeup{};          // cpu.wakeup
   Distribution context_switch{};  // cpu.context-switch
+  Distribution epoll_wait{};      // cpu.epoll-wait: each epoll_wait that returns events (epoll)
+  Distribution recv_empty{};      // cpu.recv-empty: the recv that ends a drain (epoll, spin)
+  Distribution xmit{};            // a software device's transmit per reply (cpu.veth-xmit, ...)
 };
 
 class Application {
  public:
-  // How the thread waits: blocking recv (busy_read applies), epoll_wait (busy_poll applies), or
-  // the adaptive controller.
-  enum class Wait : std::uint8_t { recv, epoll, adaptive_poll };
+  // How the thread waits: blocking recv (busy_read applies), epoll_wait (busy_poll applies), the
+  // adaptive controller, or a loop of non-blocking recvs that never sleeps (spin).
+  enum class Wait : std::uint8_t { recv, epoll, adaptive_poll, spin };
 
   // `napis`: the NAPI instances by NAPI id - 1 (the socket's last one is busy-polled).
   Application(World& world, Core& core, Socket& socket, std::vector<NapiInstance*> napis,
@@ -57,6 +63,14 @@ class Application {
   void set_stream(Distribution copy_kb) {
     stream_ = true;
     copy_kb_ = copy_kb;
+  }
+
+  // epoll_wait with a timeout (irqmod serve --epoll-timeout): a wait that finds nothing returns
+  // after `timeout` (an hrtimer, `late` late) and the thread polls again. Zero: no timeout.
+  void set_epoll_timeout(Duration timeout, Distribution late) {
+    epoll_timeout_ = timeout;
+    timer_late_ = late;
+    if (timeout > Duration::zero() && !sleep_timer_armable_) bind_timer();
   }
 
   // The socket has data (its Waiter).
@@ -83,6 +97,9 @@ class Application {
   std::optional<Segment> adaptive_idle(Core& core);
   void on_event(const Event& event);
   std::optional<Segment> after_busy_loop(Core& core);
+  // The thread goes to sleep in recv / epoll_wait (with epoll's timeout when it has one).
+  std::optional<Segment> block();
+  void bind_timer();
   void finish_consuming();
   // Sends the replies waiting for the send buffer; false when it is full again.
   bool flush_replies();
@@ -108,9 +125,12 @@ class Application {
   bool idle_ = false;
   EndpointId endpoint_{};
   SlotId sleep_timer_{};
-  std::uint32_t thread_ = 0;     // this thread among its core's
-  std::uint32_t consuming_ = 0;  // messages the thread is taking now
-  Ring<Packet> unsent_;          // replies whose sendto waits for the send buffer
+  bool sleep_timer_armable_ = false;  // endpoint_ and sleep_timer_ are bound
+  Duration epoll_timeout_{};          // 0: none
+  Distribution timer_late_{};         // cpu.hrtimer-late
+  std::uint32_t thread_ = 0;          // this thread among its core's
+  std::uint32_t consuming_ = 0;       // messages the thread is taking now
+  Ring<Packet> unsent_;               // replies whose sendto waits for the send buffer
 };
 
 }  // namespace irqmod::sim

@@ -9,6 +9,7 @@ namespace {
 enum Kind : std::uint16_t {
   kSegmentDone = 1,  // the running segment ends
   kSliceEnd,         // the running thread's slice is used up while another thread waits
+  kIdleExit,         // the idle core is out of its idle state: the threads woken meanwhile run
 };
 
 }  // namespace
@@ -18,6 +19,22 @@ Core::Core(World& world, std::uint32_t index, Rng rng, Duration slice)
   endpoint_ = world_.engine.bind<&Core::on_event>(*this);
   done_ = world_.engine.make_slot();
   slice_ = world_.engine.make_slot();
+  idle_exit_slot_ = world_.engine.make_slot();
+}
+
+Duration IdleExit::added(Duration idle) const {
+  if (growth.empty()) return Duration::zero();
+  if (idle <= growth.front().idle) return growth.front().added;
+  for (std::size_t i = 1; i < growth.size(); ++i) {
+    const Point& a = growth[i - 1];
+    const Point& b = growth[i];
+    if (idle > b.idle) continue;
+    const double f = static_cast<double>((idle - a.idle).count()) /
+                     static_cast<double>((b.idle - a.idle).count());
+    return a.added + Duration{static_cast<std::int64_t>(
+                         f * static_cast<double>((b.added - a.added).count()) + 0.5)};
+  }
+  return growth.back().added;
 }
 
 // ---- the stack -------------------------------------------------------------------------------
@@ -125,6 +142,13 @@ void Core::settle() {
 }
 
 void Core::on_event(const Event& event) {
+  if (event.kind() == kIdleExit) {
+    std::vector<std::uint32_t> woken;
+    woken.swap(exiting_);
+    for (const std::uint32_t thread : woken)
+      wake_now(thread);
+    return;
+  }
   if (event.kind() == kSliceEnd) {
     // update_deadline: the running thread used its slice; another may run now.
     pause_top();
@@ -217,7 +241,25 @@ void Core::finish_thread(bool yielded) {
   if (const auto next = scheduler_.pick(std::nullopt)) install(*next);
 }
 
-void Core::wake(std::uint32_t thread) {
+void Core::wake(std::uint32_t thread, bool local_timer) {
+  if (scheduler_.runnable(thread)) return;
+  if (idle_exit_.enabled() && !local_timer && !current_ && depth_ == 0) {
+    for (const std::uint32_t t : exiting_)
+      if (t == thread) return;  // already on its way
+    if (exiting_.empty()) {
+      const Duration idle = idle_since_ ? now() - *idle_since_ : Duration::zero();
+      const Duration exit = cost(idle_exit_.remote) + idle_exit_.added(idle);
+      exiting_.push_back(thread);
+      world_.engine.arm(idle_exit_slot_, now() + exit, endpoint_, kIdleExit);
+      return;
+    }
+    exiting_.push_back(thread);  // rides on the exit already under way
+    return;
+  }
+  wake_now(thread);
+}
+
+void Core::wake_now(std::uint32_t thread) {
   if (scheduler_.runnable(thread)) return;
   // update_curr() before place_entity(): the running thread's time so far counts in the average
   // the woken thread is placed at.

@@ -76,6 +76,24 @@ JobRef job_of(T& object) {
   return JobRef{&kJobTypeOf<T>, &object};
 }
 
+// How late a thread woken on this core starts when the core was idle (the wake-up came from
+// another core: an IPI to a core in the idle loop). On a virtual machine a vCPU that went idle
+// executes HLT and the host stops running it; the longer it stays idle, the later it runs again
+// (the host's halt polling ends, its caches go cold). So: `remote` always, plus `growth` at the
+// core's idle time, linear between its points (idle increasing), the first point's before it and
+// the last one's beyond it. All zero (the default): a woken thread on an idle core runs at once.
+struct IdleExit {
+  struct Point {
+    Duration idle{};   // how long the core had been idle
+    Duration added{};  // what the exit takes more then than after a short idle
+  };
+  Distribution remote{};      // cpu.wakeup-remote
+  std::vector<Point> growth;  // cpu.wakeup-idle
+  bool enabled() const { return !(remote.is_constant() && remote.a_ns == 0) || !growth.empty(); }
+  // `growth` at `idle`.
+  Duration added(Duration idle) const;
+};
+
 // Job levels, lowest first; a job preempts every job of a lower level.
 enum class Level : std::uint8_t { thread, softirq, hardirq, kCount };
 
@@ -108,8 +126,11 @@ class Core {
   // A thread of this core (at set-up). An application thread is switched out as soon as the
   // scheduler says so; a kernel thread (`kernel`) only when it yields (ksoftirqd between passes).
   std::uint32_t add_thread(JobRef job, bool kernel);
-  // The thread becomes runnable (try_to_wake_up): its job start()s when it next runs.
-  void wake(std::uint32_t thread);
+  // The thread becomes runnable (try_to_wake_up): its job start()s when it next runs. On an idle
+  // core it starts after the idle exit (set_idle_exit), unless `local_timer`: a timer of this
+  // core woke it, whose lateness already holds the exit (cpu.hrtimer-late).
+  void wake(std::uint32_t thread, bool local_timer = false);
+  void set_idle_exit(const IdleExit& exit) { idle_exit_ = exit; }
   bool runnable(std::uint32_t thread) const { return scheduler_.runnable(thread); }
   // The thread's running segment ends now (or, when it is not running, as soon as it runs
   // again): a spinning thread that sees data in its socket stops spinning.
@@ -160,6 +181,7 @@ class Core {
   };
 
   void on_event(const Event& event);
+  void wake_now(std::uint32_t thread);
   void settle();
   void pause_top();
   void sync_top();
@@ -175,8 +197,11 @@ class Core {
   World& world_;
   std::uint32_t index_;
   EndpointId endpoint_{};
-  SlotId done_{};   // the running segment's end
-  SlotId slice_{};  // the running thread's slice end, while another thread waits
+  SlotId done_{};            // the running segment's end
+  SlotId slice_{};           // the running thread's slice end, while another thread waits
+  SlotId idle_exit_slot_{};  // the first idle exit under way ends
+  IdleExit idle_exit_{};
+  std::vector<std::uint32_t> exiting_;  // threads woken on the idle core, not yet running
   std::array<Job, kMaxJobs> stack_{};
   std::size_t depth_ = 0;
   std::array<std::size_t, static_cast<std::size_t>(Level::kCount)> count_{};

@@ -14,16 +14,16 @@ const NapiOps Backlog::kNapiOps{
     [](void* self, Core& core) { return static_cast<Backlog*>(self)->poll_end(core); }};
 
 Backlog::Backlog(World& world, NetRx& net_rx, Stack& stack, std::uint32_t capacity, int weight,
-                 Distribution forward)
+                 BacklogCosts costs)
     : world_(world),
       net_rx_(net_rx),
-      stack_(stack),
+      targets_{&stack},
       queue_(capacity),
       weight_(weight),
-      forward_(forward) {}
+      costs_(costs) {}
 
-bool Backlog::enqueue(const Packet& packet, std::uint32_t napi_id) {
-  if (!queue_.push(Queued{packet, napi_id})) return false;
+bool Backlog::enqueue(const Packet& packet, std::uint32_t napi_id, std::uint8_t target) {
+  if (!queue_.push(Queued{packet, napi_id, target})) return false;
   if (!scheduled_) {
     scheduled_ = true;
     net_rx_.schedule(napi_ref());
@@ -37,19 +37,24 @@ Duration Backlog::poll_begin(Core& core) {
   polling_ =
       static_cast<int>(std::min<std::size_t>(queue_.size(), static_cast<std::size_t>(weight_)));
   int forwarded = 0;
-  for (int i = 0; i < polling_; ++i)
-    forwarded += stack_.forwards(queue_[static_cast<std::size_t>(i)].packet.flow) ? 1 : 0;
+  for (int i = 0; i < polling_; ++i) {
+    const Queued& q = queue_[static_cast<std::size_t>(i)];
+    forwarded += targets_[q.target]->forwards(q.packet.flow) ? 1 : 0;
+  }
   ++world_.report.cores[core.index()].polls;
-  return forwarded > 0 ? core.cost(forward_, forwarded) : Duration::zero();
+  Duration cost = core.cost(costs_.poll) + core.cost(costs_.packet, polling_);
+  if (forwarded > 0) cost += core.cost(costs_.forward, forwarded);
+  return cost;
 }
 
 int Backlog::poll_end(Core& core) {
   for (int i = 0; i < polling_; ++i) {
     const Queued q = queue_.front();
     queue_.pop();
-    stack_.deliver(q.packet, q.napi_id, core.index());
+    targets_[q.target]->deliver(q.packet, q.napi_id, core.index());
   }
-  stack_.end_batch();
+  for (Stack* stack : targets_)
+    stack->end_batch();
   const int done = polling_;
   polling_ = 0;
   if (!queue_.empty()) {

@@ -27,12 +27,21 @@
 #include "sim/host/socket.hpp"
 #include "sim/host/softirq_tx.hpp"
 #include "sim/host/tcp_host.hpp"
+#include "sim/napi/device.hpp"
 #include "sim/nic/peers.hpp"
 #include "sim/nic/ring_clean.hpp"
 #include "sim/nic/tx_queue.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
+
+// A software device's transmit (veth's or loopback's xmit), which the stack uses instead of Tx
+// queues when one is set: the frame, and the core whose send it is part of. False when the
+// device dropped it.
+struct DeviceXmit {
+  bool (*xmit)(void* self, const Packet& frame, std::uint32_t core) = nullptr;
+  void* self = nullptr;
+};
 
 class Stack {
  public:
@@ -73,6 +82,8 @@ class Stack {
   void pin_tx_queue(std::uint32_t tuple, std::uint32_t queue) {
     routes_[tuple].tx_queue = static_cast<std::int32_t>(queue);
   }
+  // Frames leave through `xmit` (a software device) instead of Tx queues.
+  void set_device_xmit(DeviceXmit xmit) { device_ = xmit; }
   // The egress port's Tx queues (nic.ports = 2), by queue number.
   void set_egress_queues(std::vector<TxQueue*> queues) { egress_queues_ = std::move(queues); }
 
@@ -102,6 +113,10 @@ class Stack {
   // A frame the stack makes itself (a TCP ACK of connection `tuple`) leaves from `core`.
   void send_frame(std::uint32_t tuple, const Packet& frame, std::uint32_t core) {
     ++tx_made_;
+    if (device_.xmit) {
+      device_.xmit(device_.self, frame, core);
+      return;
+    }
     pick_tx(tx_queues_, tuple, core).send_reply(frame);
   }
   // Frames the stack handed to the Tx queues (replies, its own frames, forwarded ones): the Tx
@@ -110,6 +125,8 @@ class Stack {
 
   // Sends the reply to `request` from a thread on `core`, charged to `from`'s send buffer; false
   // when it does not fit there (nothing is sent: the thread waits for `from`'s send waiter).
+  // Through a software device the send buffer is not charged (the model frees a frame when the
+  // device has taken it, so it cannot fill).
   bool send_reply(const Packet& request, std::uint32_t core, Socket* from = nullptr);
 
  private:
@@ -136,6 +153,7 @@ class Stack {
   std::vector<TxQueue*> tx_queues_;
   bool xps_ = true;
   std::vector<TxQueue*> egress_queues_;
+  DeviceXmit device_{};
   std::vector<Backlog*> backlogs_;
   TcpHost* tcp_ = nullptr;
   std::vector<SoftirqTx*> softirq_tx_;  // by core

@@ -16,8 +16,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "irqmod/napi/context.hpp"
+#include "irqmod/sim/ring.hpp"
+#include "irqmod/sim/traffic.hpp"
 #include "irqmod/time.hpp"
 #include "sim/cpu/core.hpp"
 
@@ -80,5 +83,28 @@ template <typename T>
 DeviceRef device_of(T& device) {
   return DeviceRef{&kDeviceOpsOf<T>, &device};
 }
+
+// Above the device: where a poll's frames go. Every device hands its frames to the host's stack
+// through this endpoint (the stack implements it; no device includes the stack).
+// The stack's work on a poll's frames, planned when the poll takes them.
+struct StackWork {
+  int tcp_skbs = 0;   // GRO skbs of TCP connections
+  int acks = 0;       // TCP ACKs they make
+  int forwarded = 0;  // frames routed out of the egress port
+};
+
+// The host's stack as the driver's clean sees it (bound functions of the stack).
+struct RxStack {
+  // A poll on `core` took `taken` frames, polled[first...]: the stack's work on them, planned
+  // now. `planned` gathers the TCP connections with ACKs due at the poll's end.
+  StackWork (*plan)(void* self, const Ring<Packet>& polled, std::size_t first, int taken,
+                    std::uint32_t core, std::vector<std::uint32_t>& planned) = nullptr;
+  // One frame of the poll's batch, cleaned by NAPI context `napi_id` on `core`.
+  void (*receive)(void* self, const Packet& packet, std::uint32_t napi_id,
+                  std::uint32_t core) = nullptr;
+  // The batch is over: the planned ACKs go out, the sockets that got data wake.
+  void (*end_batch)(void* self, std::vector<std::uint32_t>& planned) = nullptr;
+  void* self = nullptr;
+};
 
 }  // namespace irqmod::sim

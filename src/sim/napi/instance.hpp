@@ -35,6 +35,7 @@ struct NapiSettings {
   bool poll_in_irq = false;      // napi.poll-in-irq
   NapiThreadSettings thread{};   // napi.threaded, napi.thread-core
   Distribution timer_irq{};      // cpu.irq-entry: the watchdog's timer interrupt
+  Distribution timer_late{};     // cpu.hrtimer-late: how late the watchdog's hrtimer fires
   Distribution thread_wakeup{};  // cpu.wakeup: a sleeping NAPI thread woken
   Distribution thread_switch{};  // cpu.context-switch: ... and switched to
 };

@@ -5,16 +5,19 @@
 
 namespace irqmod::sim {
 
-NapiWatchdog::NapiWatchdog(World& world, NapiInstance& owner, Distribution timer_irq)
-    : world_(world), owner_(owner), timer_irq_cost_(timer_irq) {
+NapiWatchdog::NapiWatchdog(World& world, NapiInstance& owner, Distribution timer_irq,
+                           Distribution late)
+    : world_(world), owner_(owner), timer_irq_cost_(timer_irq), late_(late) {
   job_.owner = this;
   endpoint_ = world_.engine.bind<&NapiWatchdog::on_event>(*this);
   slot_ = world_.engine.make_slot();
 }
 
+// The context's timer is due at `at`; the interrupt comes when the hrtimer really fires (the
+// context ignores an expiry before its deadline, so a late one is still the same timer's).
 void NapiWatchdog::arm(Instant at, Core& core) {
   core_ = &core;
-  world_.engine.arm(slot_, at, endpoint_, 1);
+  world_.engine.arm(slot_, at + core.cost(late_), endpoint_, 1);
 }
 
 // napi_watchdog: the context's on_timer says whether it schedules (stale expiries are ignored).

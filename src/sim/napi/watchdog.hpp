@@ -17,8 +17,9 @@ class NapiInstance;
 
 class NapiWatchdog {
  public:
-  // `timer_irq`: the timer interrupt's entry and exit (cpu.irq-entry).
-  NapiWatchdog(World& world, NapiInstance& owner, Distribution timer_irq);
+  // `timer_irq`: the timer interrupt's entry and exit (cpu.irq-entry); `late`: how late an
+  // hrtimer fires (cpu.hrtimer-late), drawn on the arming core.
+  NapiWatchdog(World& world, NapiInstance& owner, Distribution timer_irq, Distribution late);
   NapiWatchdog(const NapiWatchdog&) = delete;
   NapiWatchdog& operator=(const NapiWatchdog&) = delete;
 
@@ -38,6 +39,7 @@ class NapiWatchdog {
   World& world_;
   NapiInstance& owner_;
   Distribution timer_irq_cost_;
+  Distribution late_;
   Core* core_ = nullptr;  // the core that armed it last
   TimerIrq job_{};
   EndpointId endpoint_{};

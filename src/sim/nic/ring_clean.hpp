@@ -23,6 +23,7 @@
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/traffic.hpp"
 #include "sim/cpu/core.hpp"
+#include "sim/napi/device.hpp"
 #include "sim/nic/mclgeti.hpp"
 #include "sim/nic/rx_queue.hpp"
 #include "sim/nic/tx_queue.hpp"
@@ -36,27 +37,6 @@ namespace irqmod::sim {
 struct LazyArrivals {
   void (*land)(void* self, Instant now) = nullptr;
   Instant (*next_writeback)(const void* self) = nullptr;
-  void* self = nullptr;
-};
-
-// The stack's work on a poll's frames, planned when the poll takes them.
-struct StackWork {
-  int tcp_skbs = 0;   // GRO skbs of TCP connections
-  int acks = 0;       // TCP ACKs they make
-  int forwarded = 0;  // frames routed out of the egress port
-};
-
-// The host's stack as the driver's clean sees it (bound functions of the stack).
-struct RxStack {
-  // A poll on `core` took `taken` frames, polled[first...]: the stack's work on them, planned
-  // now. `planned` gathers the TCP connections with ACKs due at the poll's end.
-  StackWork (*plan)(void* self, const Ring<Packet>& polled, std::size_t first, int taken,
-                    std::uint32_t core, std::vector<std::uint32_t>& planned) = nullptr;
-  // One frame of the poll's batch, cleaned by NAPI context `napi_id` on `core`.
-  void (*receive)(void* self, const Packet& packet, std::uint32_t napi_id,
-                  std::uint32_t core) = nullptr;
-  // The batch is over: the planned ACKs go out, the sockets that got data wake.
-  void (*end_batch)(void* self, std::vector<std::uint32_t>& planned) = nullptr;
   void* self = nullptr;
 };
 

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# bench/sim-vs-lab.sh — the simulator checked against the kernel it runs on (issue 28 item 4).
+# Every cell runs twice with the same settings: on this machine's kernel (irqmod lab, serve,
+# load, sockperf, as bench/lab-modes.sh and bench/serve-vs-sockperf.sh run them) and in the
+# simulator (scenarios/lab/*.toml, the platform irqmod calibrate measured here). Nothing of a
+# measured cell goes into a prediction.
+#
+#   (a) irqmod load (4 connections, Poisson, 64 B) against irqmod serve in the five 6.13 modes
+#       at each BENCH_RATES, TCP and UDP, on the veth lab          scenarios/lab/modes-{tcp,udp}
+#   (b) sockperf pp (UDP, 64 B, --mps 10000) against serve's five loops, on the veth lab and on
+#       loopback (127.0.0.1 inside the lab's server namespace)     scenarios/lab/pingpong-*
+#
+# For each cell: the measured median of BENCH_REPEAT runs with their min and max, the prediction,
+# their ratio, whether the prediction is inside the measured min-max; p50, p99, the server's CPU
+# (its process's user + system time, % of one CPU; predicted: the busy time of its core) and the
+# client's. Then per rate the order of the modes by p50 and by server CPU, measured and
+# predicted, and the agreement counts of the issue's acceptance. The table goes to stdout, the
+# cells to BENCH_OUT/cells.tsv and a picture (predicted against measured p50, the diagonal
+# drawn) to BENCH_OUT/sim-vs-lab.png.
+#
+#   bench/sim-vs-lab.sh            the whole grid (about 12 min with the defaults; root)
+#   bench/sim-vs-lab.sh --short    one cell and its prediction, 1 run of 2 s: that both numbers
+#                                  are produced and the table is well formed (CI)
+#
+# Environment: IRQMOD, BENCH_SECONDS (3), BENCH_REPEAT (3), BENCH_RATES ("5000 20000 40000"),
+# BENCH_OUT (a new temporary directory), and lab-common.sh's (BENCH_SERVER_CPU, BENCH_CLIENT_CPU,
+# BENCH_SCHED).
+short=0
+if [[ ${1:-} == --short ]]; then
+  short=1
+  export BENCH_SECONDS=${BENCH_SECONDS:-2}
+fi
+export BENCH_SECONDS=${BENCH_SECONDS:-3}
+source "$(dirname "$0")/lab-common.sh"
+
+repeat=${BENCH_REPEAT:-3}
+rates=${BENCH_RATES:-5000 20000 40000}
+modes="base defer napibusy suspend fullbusy"
+loops="blocking epoll busy adaptive kernel-busy-poll"
+protocols="tcp udp"
+devices="veth loopback"
+if ((short)); then
+  repeat=1 rates=5000 modes=base loops=epoll protocols=udp devices=loopback
+fi
+out=${BENCH_OUT:-$(mktemp -d)}
+mkdir -p "$out"
+cells=$out/cells.tsv
+: >"$cells"
+
+napi_settings() {  # mode -> irqmod napi set flags (bench/lab-modes.sh's, and loops': none)
+  case $1 in
+    base) echo "--defer-hard-irqs 0 --gro-flush-timeout 0 --irq-suspend-timeout 0" ;;
+    defer | suspend) echo "--defer-hard-irqs 100 --gro-flush-timeout 20000 --irq-suspend-timeout $([[ $1 == suspend ]] && echo 20000000 || echo 0)" ;;
+    napibusy) echo "--defer-hard-irqs 100 --gro-flush-timeout 200000 --irq-suspend-timeout 0" ;;
+    fullbusy) echo "--defer-hard-irqs 100 --gro-flush-timeout 5000000 --irq-suspend-timeout 0" ;;
+  esac
+}
+serve_flags() {  # mode -> irqmod serve flags
+  local busy="--mode kernel-busy-poll --busy-poll-budget 64 --prefer-busy-poll on"
+  case $1 in
+    base | defer) echo "--mode epoll" ;;
+    napibusy) echo "$busy --busy-poll-usecs 64" ;;
+    suspend) echo "$busy --busy-poll-usecs 0" ;;
+    fullbusy) echo "$busy --busy-poll-usecs 1000 --epoll-timeout 1" ;;
+    *) echo "--mode $1" ;;  # serve's own loops
+  esac
+}
+
+# record EXPERIMENT CELL RUN: the last measure's numbers as a row of cells.tsv.
+record() {
+  # shellcheck disable=SC2086
+  set -- "$1" "$2" "$3" $measured
+  # measured: avg p50 p99 p99.9 cpu% net_rx/s busy_poll/s lost
+  printf '%s\t%s\t%s\tmeasured\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$5" "$6" "$4" "$8" \
+    "$measured_client_cpu" >>"$cells"
+}
+
+lab_up
+echo "# sim-vs-lab: ${BENCH_SECONDS} s per run, $repeat runs a cell; $( ((short)) && echo "short form (CI)" || echo "whole grid")"
+machine_line
+
+# (a) the 6.13 modes under irqmod load.
+for protocol in $protocols; do
+  flag=$([[ $protocol == tcp ]] && echo --tcp || echo --udp)
+  load_flag=$([[ $protocol == udp ]] && echo --udp)
+  for r in $(seq "$repeat"); do
+    for mode in $modes; do
+      # shellcheck disable=SC2046
+      "$irqmod" napi set --netns "$srv" --dev veth-srv $(napi_settings "$mode") >/dev/null || exit 1
+      # shellcheck disable=SC2046
+      start_server "$log_dir/server-$protocol-$mode-$r.log" $flag $(serve_flags "$mode") || continue
+      for rate in $rates; do
+        # shellcheck disable=SC2086
+        measure "$log_dir/load-$protocol-$mode-$rate-$r.txt" load -i "$ip" -p "$port" \
+          --connections 4 --rate "$rate" --size 64 --seed "$r" $load_flag
+        record "modes-$protocol" "$mode-$rate" "$r"
+      done
+      stop_server
+    done
+  done
+done
+
+# (b) serve's loops under sockperf ping-pong, on veth and on loopback.
+"$irqmod" napi set --netns "$srv" --dev veth-srv $(napi_settings base) >/dev/null || exit 1
+lab_ip=$ip lab_cli=$cli
+for device in $devices; do
+  if [[ $device == loopback ]]; then ip=127.0.0.1 cli=$srv; else ip=$lab_ip cli=$lab_cli; fi
+  for r in $(seq "$repeat"); do
+    for loop in $loops; do
+      # shellcheck disable=SC2046
+      start_server "$log_dir/server-$device-$loop-$r.log" --udp $(serve_flags "$loop") || continue
+      measure "$log_dir/sockperf-$device-$loop-$r.txt" sockperf pp -i "$ip" -p "$port" -m 64 --mps 10000
+      record "pingpong-$device" "$loop" "$r"
+      stop_server
+    done
+  done
+done
+ip=$lab_ip cli=$lab_cli
+
+# The predictions: each cell once (a seeded run is the same every time).
+json_field() {  # json_field FILE SECTION KEY: a number inside "SECTION":{...}
+  tr -d '\n' <"$1" | grep -o "\"$2\":{[^}]*}" | head -1 | grep -o "\"$3\":[0-9.e+-]*" | head -1 | cut -d: -f2
+}
+core_busy() {  # core_busy FILE CORE: that core's busy fraction, in %
+  tr -d '\n' <"$1" | grep -o "{\"core\":$2,\"busy_fraction\":[0-9.e+-]*" | head -1 |
+    awk -F: '{ printf "%.1f", 100 * $NF }'
+}
+server_core=$server_cpu client_core=$client_cpu
+for cell in $(cut -f1,2 "$cells" | sort -u | tr '\t' '|'); do
+  experiment=${cell%%|*} variant=${cell#*|}
+  json=$out/predicted-$experiment-$variant.json
+  if ! "$irqmod" sim "scenarios/lab/$experiment.toml" --variant "$variant" --no-wall-time \
+    --set cpu.app-core="$server_core" --set lab.client-core="$client_core" --json "$json" >/dev/null; then
+    echo "sim-vs-lab: no prediction for $experiment $variant" >&2
+    exit 1
+  fi
+  p50=$(json_field "$json" latency_ns p50) p99=$(json_field "$json" latency_ns p99)
+  avg=$(json_field "$json" latency_ns avg)
+  printf '%s\t%s\t-\tpredicted\t%s\t%s\t%s\t%s\t%s\n' "$experiment" "$variant" \
+    "$(awk -v n="$p50" 'BEGIN { printf "%.3f", n / 1000 }')" \
+    "$(awk -v n="$p99" 'BEGIN { printf "%.3f", n / 1000 }')" \
+    "$(awk -v n="$avg" 'BEGIN { printf "%.3f", n / 1000 }')" \
+    "$(core_busy "$json" "$server_core")" "$(core_busy "$json" "$client_core")" >>"$cells"
+done
+
+# The table: per cell, measured median [min, max] and predicted, for p50, p99 and the server's CPU.
+awk -F'\t' -v short="$short" '
+function median(list, n,   a, i, j, t) {
+  split(list, a, " "); n = length(a)
+  for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+  lo = a[1]; hi = a[n]
+  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+$4 == "measured" { key = $1 "|" $2; if (!(key in seen)) { seen[key] = 1; order[++cells] = key }
+                   m50[key] = m50[key] " " $5; m99[key] = m99[key] " " $6; mcpu[key] = mcpu[key] " " $8
+                   mcli[key] = mcli[key] " " $9 }
+$4 == "predicted" { key = $1 "|" $2; p50[key] = $5; p99[key] = $6; pcpu[key] = $8; pcli[key] = $9 }
+END {
+  printf "%-17s %-17s %8s %15s %9s %6s %4s %8s %9s %6s %7s %7s %-11s %7s %7s\n", "experiment",
+         "cell", "p50_us", "[min, max]", "predicted", "ratio", "in", "p99_us", "predicted", "ratio",
+         "cpu_%", "pred", "ok", "cli_%", "pred"
+  for (c = 1; c <= cells; ++c) {
+    key = order[c]; split(key, parts, "|")
+    if (!(key in p50)) { printf "%s: no prediction\n", key; bad = 1; continue }
+    med50 = median(m50[key]); lo50 = lo; hi50 = hi
+    med99 = median(m99[key]); medcpu = median(mcpu[key]); medcli = median(mcli[key])
+    if (med50 + 0 <= 0 || p50[key] + 0 <= 0) { printf "%s: a number is missing\n", key; bad = 1; continue }
+    r50 = p50[key] / med50; r99 = med99 > 0 ? p99[key] / med99 : 0
+    inside = p50[key] + 0 >= lo50 + 0 && p50[key] + 0 <= hi50 + 0
+    ok50 = (r50 >= 0.75 && r50 <= 1.25) || inside; ok99 = r99 >= 0.5 && r99 <= 1.5
+    okcpu = (pcpu[key] - medcpu <= 10 && medcpu - pcpu[key] <= 10)
+    n50 += ok50; n99 += ok99; ncpu += okcpu; n++
+    printf "%-17s %-17s %8.1f %15s %9.1f %6.2f %4s %8.1f %9.1f %6.2f %7.0f %7.1f %-11s %7.0f %7.1f\n",
+           parts[1], parts[2], med50, sprintf("[%.1f, %.1f]", lo50, hi50), p50[key], r50,
+           inside ? "yes" : "no", med99, p99[key], r99, medcpu, pcpu[key],
+           (ok50 ? "p50" : "-") (ok99 ? ",p99" : ",-") (okcpu ? ",cpu" : ",-"), medcli, pcli[key]
+    # The order of the modes at a rate: kept for the comparison below.
+    name = parts[2]; group = parts[1]
+    if (parts[1] ~ /^modes/) { split(parts[2], mr, "-"); name = mr[1]; group = parts[1] "@" mr[2] }
+    g50m[group] = g50m[group] " " med50 ":" name; g50p[group] = g50p[group] " " p50[key] ":" name
+    gcm[group] = gcm[group] " " medcpu ":" name; gcp[group] = gcp[group] " " pcpu[key] ":" name
+  }
+  if (n == 0) { print "sim-vs-lab: no cell"; exit 1 }
+  printf "\ncells: %d; p50 within 25%% or inside the measured min-max: %d (%.0f%%); p99 within 50%%: %d (%.0f%%); server CPU within 10 points: %d (%.0f%%)\n",
+         n, n50, 100 * n50 / n, n99, 100 * n99 / n, ncpu, 100 * ncpu / n
+  for (g in g50m) {
+    printf "order by p50 %-22s measured %-44s predicted %s\n", g, sorted(g50m[g]), sorted(g50p[g])
+    printf "order by cpu %-22s measured %-44s predicted %s\n", g, sorted(gcm[g]), sorted(gcp[g])
+  }
+  exit bad
+}
+function sorted(list,   a, n, i, j, t, s, x, y) {
+  n = split(list, a, " ")
+  for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) {
+    split(a[i], x, ":"); split(a[j], y, ":"); if (y[1] + 0 < x[1] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } }
+  s = ""; for (i = 1; i <= n; ++i) { split(a[i], x, ":"); s = s (i > 1 ? "<" : "") x[2] }
+  return s
+}' "$cells" | tee "$out/table.txt"
+status=${PIPESTATUS[0]}
+
+# The picture: predicted against measured p50, one point per cell, the diagonal drawn.
+if ((!short)) && command -v gnuplot >/dev/null; then
+  awk -F'\t' '$4 == "measured" { k = $1 "|" $2; s[k] = s[k] " " $5 }
+              $4 == "predicted" { p[$1 "|" $2] = $5 }
+              END { for (k in p) { n = split(s[k], a, " "); for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j)
+                      if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+                    m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+                    split(k, e, "|"); print m, p[k], e[1] } }' "$cells" >"$out/points.dat"
+  gnuplot <<GNUPLOT
+set terminal pngcairo size 900,700
+set output "$out/sim-vs-lab.png"
+set title "irqmod sim against the kernel it runs on: p50 half round trip, one point per cell"
+set xlabel "measured p50 (us, median of $repeat runs)"
+set ylabel "predicted p50 (us)"
+set logscale xy
+set key top left
+f(x) = x
+plot [1:10000] [1:10000] f(x) title "predicted = measured" with lines lc rgb "gray", \
+  "$out/points.dat" using 1:(strcol(3) eq "modes-tcp" ? \$2 : 1/0) title "modes, TCP" with points pt 7, \
+  "$out/points.dat" using 1:(strcol(3) eq "modes-udp" ? \$2 : 1/0) title "modes, UDP" with points pt 5, \
+  "$out/points.dat" using 1:(strcol(3) eq "pingpong-veth" ? \$2 : 1/0) title "ping-pong, veth" with points pt 9, \
+  "$out/points.dat" using 1:(strcol(3) eq "pingpong-loopback" ? \$2 : 1/0) title "ping-pong, loopback" with points pt 11
+GNUPLOT
+  echo "# picture: $out/sim-vs-lab.png"
+fi
+echo "# cells: $cells; logs: $log_dir; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit "$status"

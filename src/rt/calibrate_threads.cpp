@@ -1,0 +1,211 @@
+// Measurements with two threads or a sleep (calibrate.hpp): a yield between two threads on one
+// CPU, the latency of waking a thread blocked in an eventfd read (same or other CPU, after a
+// short or a long idle), and how late a short clock_nanosleep returns.
+#include <pthread.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "calibrate_common.hpp"
+#include "irqmod/rt/calibrate.hpp"
+
+namespace irqmod::rt::calibrate {
+namespace {
+
+using detail::Fd;
+using detail::now_ns;
+using detail::system_error;
+
+// Up to this idle the waker spins (a sleep's own wake-up would be what is waited for); above it
+// it sleeps, so its CPU may halt as well.
+constexpr Duration kLongestSpin = microseconds(100);
+
+bool pin_thread(pthread_t thread, int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return ::pthread_setaffinity_np(thread, sizeof set, &set) == 0;
+}
+
+// An eventfd read that retries when a signal interrupts it.
+bool take(int fd) {
+  eventfd_t value = 0;
+  for (;;) {
+    if (::eventfd_read(fd, &value) == 0) return true;
+    if (errno != EINTR) return false;
+  }
+}
+
+void sleep_for(Duration d) {
+  timespec left{static_cast<time_t>(d.count() / 1'000'000'000),
+                static_cast<long>(d.count() % 1'000'000'000)};
+  while (::clock_nanosleep(CLOCK_MONOTONIC, 0, &left, &left) == EINTR) {
+  }
+}
+
+void spin_for(Duration d) {
+  const std::int64_t until = now_ns() + d.count();
+  while (now_ns() < until) {
+  }
+}
+
+// A partner thread, joined at scope exit after `release` has run.
+class Partner {
+ public:
+  template <typename Body, typename Release>
+  Partner(Body body, Release release) : thread_(std::move(body)), release_(std::move(release)) {}
+  Partner(const Partner&) = delete;
+  Partner& operator=(const Partner&) = delete;
+  ~Partner() {
+    release_();
+    thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+  std::function<void()> release_;
+};
+
+}  // namespace
+
+Expected<Samples> yield_switch(const Budget& budget, double* switched) {
+  const CpuPin pin(0);
+  if (pin.error()) return *pin.error();
+  std::atomic<bool> stop{false};
+  std::atomic<bool> pinned{true};
+  std::atomic<std::int64_t> partner_yields{0};
+  const int cpu = pin.cpu();
+  Samples samples;
+  std::int64_t partner_before = 0;
+  std::int64_t partner_after = 0;
+  {
+    const Partner partner(
+        [&] {
+          if (!pin_thread(::pthread_self(), cpu)) {
+            pinned.store(false);
+            return;
+          }
+          while (!stop.load(std::memory_order_relaxed)) {
+            ::sched_yield();
+            partner_yields.fetch_add(1, std::memory_order_relaxed);
+          }
+        },
+        [&] { stop.store(true); });
+    // The partner pins itself and starts yielding; warm up meanwhile.
+    for (std::size_t i = 0; i < detail::warm_up_count(budget) ||
+                            (partner_yields.load() == 0 && pinned.load() && i < 100'000);
+         ++i)
+      ::sched_yield();
+    if (!pinned.load())
+      return Error{"", "pinning the partner thread to CPU " + std::to_string(cpu) + " failed"};
+    const double clock = detail::clock_cost_ns();
+    partner_before = partner_yields.load();
+    for (const detail::Limits limits(budget); limits.more(samples.size());) {
+      const std::int64_t start = now_ns();
+      ::sched_yield();
+      const std::int64_t end = now_ns();
+      // The interval holds this thread's yield and switch and the partner's.
+      samples.push_back(detail::per_call(start, end, clock, 2));
+    }
+    partner_after = partner_yields.load();
+  }
+  if (samples.empty()) return Error{"", "no sample within the time budget"};
+  if (switched)
+    *switched =
+        static_cast<double>(partner_after - partner_before) / static_cast<double>(samples.size());
+  return samples;
+}
+
+Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore core,
+                                                const std::vector<Duration>& idles) {
+  if (idles.empty()) return std::vector<Samples>{};
+  const int other_cpu = allowed_cpu(1);  // before pinning, which leaves one
+  const CpuPin pin(0);
+  if (pin.error()) return *pin.error();
+  const int partner_cpu = core == WakeCore::same ? pin.cpu() : other_cpu;
+  if (partner_cpu < 0)
+    return Error{"", "waking a thread on another CPU needs two CPUs; this thread may use one"};
+  const Fd ping(::eventfd(0, EFD_CLOEXEC));
+  const Fd pong(::eventfd(0, EFD_CLOEXEC));
+  if (!ping.ok() || !pong.ok()) return system_error("eventfd");
+  std::atomic<bool> stop{false};
+  std::atomic<bool> failed{false};
+  std::atomic<std::int64_t> woken_at{0};
+  std::vector<Samples> samples(idles.size());
+  {
+    const Partner partner(
+        [&] {
+          if (!pin_thread(::pthread_self(), partner_cpu)) failed.store(true);
+          while (!failed.load()) {
+            if (!take(ping.get())) {
+              failed.store(true);
+              break;
+            }
+            woken_at.store(now_ns());
+            if (stop.load()) break;
+            if (::eventfd_write(pong.get(), 1) != 0) failed.store(true);
+          }
+          // Whatever happened, the main thread may be blocked on pong: release it.
+          ::eventfd_write(pong.get(), 1);
+        },
+        [&] {
+          stop.store(true);
+          ::eventfd_write(ping.get(), 1);
+        });
+    const double clock = detail::clock_cost_ns();
+    const std::size_t warm_up = std::min<std::size_t>(detail::warm_up_count(budget), 10);
+    const detail::Limits limits(budget);
+    for (std::size_t round = 0; limits.more(samples[0].size()); ++round)
+      for (std::size_t i = 0; i < idles.size(); ++i) {
+        if (idles[i] > kLongestSpin)
+          sleep_for(idles[i]);
+        else if (idles[i] > Duration::zero())
+          spin_for(idles[i]);
+        const std::int64_t start = now_ns();
+        if (::eventfd_write(ping.get(), 1) != 0 || !take(pong.get()) || failed.load())
+          return Error{"", "the partner thread failed (pinning to CPU " +
+                               std::to_string(partner_cpu) + ", or eventfd)"};
+        if (round >= warm_up)
+          samples[i].push_back(detail::per_call(start, woken_at.load(), clock, 1));
+      }
+  }
+  if (samples[0].empty()) return Error{"", "no sample within the time budget"};
+  return samples;
+}
+
+Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration idle) {
+  auto samples = wakeup_latencies(budget, core, {idle});
+  if (!samples) return samples.error();
+  return std::move(samples.value()[0]);
+}
+
+Expected<Samples> hrtimer_lateness(const Budget& budget, Duration timeout) {
+  const int previous = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  if (previous < 0) return system_error("prctl(PR_GET_TIMERSLACK)");
+  if (::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0)
+    return system_error("prctl(PR_SET_TIMERSLACK)");
+  const timespec request{static_cast<time_t>(timeout.count() / 1'000'000'000),
+                         static_cast<long>(timeout.count() % 1'000'000'000)};
+  const double clock = detail::clock_cost_ns();
+  const std::size_t warm_up = std::min<std::size_t>(detail::warm_up_count(budget), 10);
+  Samples samples;
+  const detail::Limits limits(budget);
+  for (std::size_t round = 0; limits.more(samples.size()); ++round) {
+    const std::int64_t start = now_ns();
+    // An interrupted sleep is not a sample.
+    if (::clock_nanosleep(CLOCK_MONOTONIC, 0, &request, nullptr) != 0) continue;
+    const std::int64_t end = now_ns();
+    if (round >= warm_up)
+      samples.push_back(detail::per_call(start, end, clock, 1) - timeout.count());
+  }
+  ::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(previous), 0, 0, 0);
+  if (samples.empty()) return Error{"", "no sample within the time budget"};
+  return samples;
+}
+
+}  // namespace irqmod::rt::calibrate

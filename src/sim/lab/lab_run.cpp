@@ -1,0 +1,366 @@
+// Builds and runs a lab scenario. See lab_run.hpp.
+#include "sim/lab/lab_run.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/app/lab_client.hpp"
+#include "sim/app/server.hpp"
+#include "sim/builder.hpp"
+#include "sim/cpu/core.hpp"
+#include "sim/cpu/net_rx.hpp"
+#include "sim/cpu/scheduler.hpp"
+#include "sim/dev/veth.hpp"
+#include "sim/host/backlog.hpp"
+#include "sim/host/loopback.hpp"
+#include "sim/host/socket.hpp"
+#include "sim/host/stack.hpp"
+#include "sim/policy_config.hpp"
+#include "sim/scenario_values.hpp"
+#include "sim/world.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+using detail::first_set_key;
+
+// The sections a lab run does not read: its "link" is the device, its traffic the client.
+constexpr std::string_view kNotRead[] = {"link.", "traffic.", "nic.",
+                                         "xdp.",  "storage.", "search."};
+// Settings of the NIC host's model only. (Costs are left alone: a platform describes a machine,
+// and a run charges the costs its model has.)
+constexpr std::string_view kNicOnly[] = {"napi.rx-backlog", "napi.poll-in-irq", "cpu.irq-cores"};
+
+Application::Wait application_wait(Wait wait) {
+  switch (wait) {
+    case Wait::epoll:
+      return Application::Wait::epoll;
+    case Wait::adaptive_poll:
+      return Application::Wait::adaptive_poll;
+    case Wait::spin:
+      return Application::Wait::spin;
+    case Wait::recv:
+      break;
+  }
+  return Application::Wait::recv;
+}
+
+// A stack's software device: one veth queue (the peer end's receive queue), or the loopback
+// device with the backlog target of the receiving stack.
+struct VethXmit {
+  VethQueue* queue = nullptr;
+  std::deque<Core>* cores = nullptr;
+  const Peers* peers = nullptr;
+  DeviceXmit endpoint() {
+    return DeviceXmit{[](void* self, const Packet& frame, std::uint32_t core) {
+                        auto& x = *static_cast<VethXmit*>(self);
+                        if (x.queue->xmit(frame, (*x.cores)[core])) return true;
+                        report_lost(*x.peers, frame.flow);
+                        return false;
+                      },
+                      this};
+  }
+};
+struct LoopbackXmit {
+  Loopback* device = nullptr;
+  std::uint8_t target = 0;
+  DeviceXmit endpoint() {
+    return DeviceXmit{[](void* self, const Packet& frame, std::uint32_t core) {
+                        auto& x = *static_cast<LoopbackXmit*>(self);
+                        return x.device->xmit(frame, core, x.target);
+                      },
+                      this};
+  }
+};
+
+// Every component of a lab run. Deques: addresses stay put once built.
+struct LabHost {
+  explicit LabHost(World& w) : world(w) {}
+  World& world;
+  std::deque<Core> cores;
+  std::deque<NetRx> net_rx;
+  Peers peers;
+  std::deque<Stack> stacks;           // [0]: the server's namespace, [1]: the client's
+  std::deque<Socket> server_sockets;  // one (the server's listening UDP socket, or its TCP ones)
+  std::deque<Socket> client_sockets;  // by connection
+  std::deque<VethQueue> veth;         // [0]: veth-srv's receive queue, [1]: veth-cli's
+  std::deque<Backlog> backlogs;       // by core (loopback)
+  std::optional<Loopback> loopback;
+  VethXmit veth_xmit[2];
+  LoopbackXmit loopback_xmit[2];
+  std::optional<Application> server;
+  std::optional<SockperfClient> sockperf;
+  std::optional<LoadClient> load;
+
+  Conservation books(std::uint64_t sent) const {
+    Conservation b;
+    b.entered = sent + stacks[0].tx_made();
+    b.delivered = world.report.delivered_packets;
+    b.dropped = world.report.drops.total();
+    for (const VethQueue& q : veth)
+      b.in_flight += q.queued() + q.polled();
+    for (const Backlog& backlog : backlogs)
+      b.in_flight += backlog.size();
+    for (const std::deque<Socket>* sockets : {&server_sockets, &client_sockets}) {
+      for (const Socket& socket : *sockets)
+        b.in_flight += socket.size();
+    }
+    return b;
+  }
+};
+
+// The end of the warm-up: the report so far, to be subtracted at the end.
+struct LabWarmup {
+  LabHost* host = nullptr;
+  RunReport at_warmup;
+  void on_event(const Event&) {
+    World& world = host->world;
+    for (Core& core : host->cores)
+      core.charge_to_now();
+    at_warmup = world.report;
+    at_warmup.sim_time = world.now() - at_ns(0);
+    world.report.latency = LatencyHistogram{};
+  }
+};
+
+}  // namespace
+
+std::optional<Error> validate_lab(const Scenario& s) {
+  const Scenario defaults = default_scenario_on(s);
+  const LabSection& lab = s.lab;
+  if (lab.device == LabDevice::none) {
+    if (const char* key = first_set_key(s, defaults, "lab.")) {
+      return Error{key,
+                   "lab.device = \"none\" builds no lab, so this would do nothing; allowed: the "
+                   "default, or lab.device = \"veth\" / \"loopback\""};
+    }
+    return std::nullopt;
+  }
+  const auto kind = std::string("a lab run (lab.device = \"") +
+                    (lab.device == LabDevice::veth ? "veth" : "loopback") + "\")";
+  for (const std::string_view prefix : kNotRead) {
+    if (const char* key = first_set_key(s, defaults, prefix)) {
+      return Error{key, std::string("is not read by ") + kind +
+                            ": its client and server share this machine's cores and talk through "
+                            "the device, so the link, the NIC, traffic, [xdp], [storage] and "
+                            "[search] have no model there; allowed: the default"};
+    }
+  }
+  for (const std::string_view name : kNicOnly) {
+    const KeySpec* spec = find_key(name);
+    if (spec && spec->binding.load(s, 0) != spec->binding.load(defaults, 0)) {
+      return Error{std::string(name), std::string("is not read by ") + kind +
+                                          ": it belongs to the NIC host's model; allowed: the "
+                                          "default"};
+    }
+  }
+  if (!s.flows.empty()) {
+    return Error{"flow", "[[flow]] entries are not read by " + kind +
+                             ": the client makes the traffic (lab.client); allowed: none"};
+  }
+  if (!s.threads.empty()) {
+    return Error{"thread",
+                 "[[thread]] entries are not read by " + kind +
+                     ": one server thread runs (cpu.app-core, cpu.app-wait); allowed: none"};
+  }
+  if (!s.napi.queue.empty()) {
+    return Error{"napi.queue", "per-queue NAPI settings are not read by " + kind +
+                                   ": the server's end has one queue, set by the [napi] keys"};
+  }
+  if (lab.client == LabClient::sockperf && lab.connections != 1) {
+    return Error{"lab.connections",
+                 "sockperf ping-pong uses one socket; allowed: 1 with "
+                 "lab.client = \"sockperf\""};
+  }
+  if (lab.client == LabClient::load && lab.rate == 0) {
+    return Error{"lab.rate",
+                 "irqmod load needs a request rate (its Poisson process's mean); "
+                 "allowed: 1 to 1000000"};
+  }
+  if (lab.client_core >= s.cpu.cores) {
+    return Error{"lab.client-core", "core " + std::to_string(lab.client_core) +
+                                        " does not exist; "
+                                        "allowed: 0 to cpu.cores - 1 = " +
+                                        std::to_string(s.cpu.cores - 1)};
+  }
+  if (lab.device == LabDevice::loopback && s.napi.threaded) {
+    return Error{"napi.threaded",
+                 "loopback's backlog NAPI is not threaded (only PREEMPT_RT or "
+                 "the thread_backlog_napi boot option make it so); allowed: "
+                 "false with lab.device = \"loopback\""};
+  }
+  if (lab.device == LabDevice::loopback && lab.ring != defaults.lab.ring) {
+    return Error{"lab.ring",
+                 "is veth's ring; loopback has the backlog (napi.netdev_max_backlog); "
+                 "allowed: the default with lab.device = \"loopback\""};
+  }
+  return std::nullopt;
+}
+
+Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
+  const CpuSection& cpu = s.cpu;
+  const LabSection& lab = s.lab;
+  const bool veth = lab.device == LabDevice::veth;
+  auto world = std::make_unique<World>();
+  world->trace = options.trace;
+  RunReport& report = world->report;
+  report.scenario = s.scenario.name;
+  report.seed = s.scenario.seed;
+  report.sim_time = s.scenario.duration;
+  report.kernel = s.kernel;
+  report.kernel_driver = lab.device == LabDevice::veth ? "veth" : "loopback";
+  if (!s.kernel.empty()) {
+    // The NIC driver's rows (nic.*) have no device here.
+    for (KernelSetting& k : kernel_settings(s))
+      if (k.key.rfind("nic.", 0) != 0) report.kernel_settings.push_back(std::move(k));
+  }
+  report.interrupts = InterruptCounters(0);
+  report.cpu = CpuTime(cpu.cores);
+  report.cores.resize(cpu.cores);
+  auto host = std::make_unique<LabHost>(*world);
+
+  // Cores and their NET_RX (veth: both ends' NAPIs may be on one core's list; loopback: the
+  // core's backlog).
+  const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs,
+                             s.napi.ksoftirqd};
+  const Duration slice =
+      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
+  std::vector<NetRx*> net_rx;
+  for (std::uint32_t c = 0; c < cpu.cores; ++c) {
+    Core& core =
+        host->cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
+    core.set_idle_exit(idle_exit(s));
+    net_rx.push_back(&host->net_rx.emplace_back(core, budget, veth ? 2 : 1));
+  }
+
+  // The connections: flow i is connection i, each side with its socket; the server answers all.
+  const std::uint32_t flows = lab.connections;
+  host->peers.resize(flows);
+  for (PeerEndpoint& peer : host->peers) {
+    peer.answered = true;
+    peer.lost = [](void* self) { ++static_cast<World*>(self)->report.sockperf.dropped; };
+    peer.self = world.get();
+  }
+  Stack& server_stack = host->stacks.emplace_back(*world, host->peers, flows, cpu.cores);
+  Stack& client_stack = host->stacks.emplace_back(*world, host->peers, flows, cpu.cores);
+  Socket& server_socket = host->server_sockets.emplace_back();
+  std::vector<Socket*> client_sockets;
+  for (std::uint32_t f = 0; f < flows; ++f) {
+    client_sockets.push_back(&host->client_sockets.emplace_back());
+    server_stack.bind(f, server_socket, false, f);
+    client_stack.bind(f, *client_sockets.back(), false, f);
+  }
+
+  const bool tcp = lab.tcp;
+  const Distribution& rx_packet = tcp ? cpu.tcp_rx_packet : cpu.rx_packet;
+  const Distribution& tx_packet = tcp ? cpu.tcp_tx_packet : cpu.tx_packet;
+  const Distribution& app_message = tcp ? cpu.tcp_app_message : cpu.app_message;
+  const Distribution& xmit = veth ? cpu.veth_xmit : cpu.backlog_enqueue;
+  std::vector<NapiInstance*> napis;  // by NAPI id - 1
+  if (veth) {
+    // veth-srv's queue (requests, NAPI id 1) carries the [napi] settings (irqmod napi set --dev
+    // veth-srv); veth-cli's (replies, id 2) the kernel's defaults. An unpinned NAPI thread runs
+    // on its sender's core (research §2.6: measured there).
+    const Scenario defaults = default_scenario_on(s);
+    VethConfig server_end;
+    server_end.ring = lab.ring;
+    server_end.napi = napi_settings(s);
+    server_end.costs = VethCosts{cpu.veth_poll, cpu.veth_packet, rx_packet};
+    VethConfig client_end = server_end;
+    client_end.napi.context = napi_config(defaults);
+    client_end.napi.thread.core.reset();
+    host->veth.emplace_back(*world, 1, server_end, net_rx, lab.client_core,
+                            server_stack.rx_endpoint());
+    host->veth.emplace_back(*world, 2, client_end, net_rx, cpu.app_core,
+                            client_stack.rx_endpoint());
+    host->veth_xmit[0] = VethXmit{&host->veth[0], &host->cores, &host->peers};
+    host->veth_xmit[1] = VethXmit{&host->veth[1], &host->cores, &host->peers};
+    client_stack.set_device_xmit(host->veth_xmit[0].endpoint());
+    server_stack.set_device_xmit(host->veth_xmit[1].endpoint());
+    napis = {&host->veth[0].napi(), &host->veth[1].napi()};
+  } else {
+    std::vector<Backlog*> backlogs;
+    for (NetRx& n : host->net_rx) {
+      Backlog& backlog = host->backlogs.emplace_back(*world, n, server_stack, s.napi.max_backlog,
+                                                     static_cast<int>(s.napi.weight),
+                                                     BacklogCosts{cpu.backlog_poll, rx_packet, {}});
+      backlog.add_target(client_stack);  // target 1
+      backlogs.push_back(&backlog);
+    }
+    host->loopback.emplace(*world, backlogs, host->peers);
+    host->loopback_xmit[0] = LoopbackXmit{&*host->loopback, 0};
+    host->loopback_xmit[1] = LoopbackXmit{&*host->loopback, 1};
+    client_stack.set_device_xmit(host->loopback_xmit[0].endpoint());
+    server_stack.set_device_xmit(host->loopback_xmit[1].endpoint());
+  }
+
+  // The server: irqmod serve's loop as the Application's wait.
+  const Application::Wait wait = application_wait(cpu.app_wait);
+  BusyPollSettings busy;
+  busy.usecs = static_cast<std::uint32_t>(
+      (wait == Application::Wait::epoll ? s.napi.busy_poll : s.napi.busy_read).count() / 1000);
+  busy.prefer = s.napi.prefer_busy_poll;
+  busy.prefer_starts_loop = wait == Application::Wait::epoll && s.napi.epoll_prefer_busy_loop;
+  busy.budget = static_cast<int>(s.napi.busy_poll_budget);
+  busy.iteration = cpu.busy_poll_iteration;
+  const ApplicationCosts server_costs{
+      cpu.syscall,        app_message,    tx_packet,      cpu.wakeup,
+      cpu.context_switch, cpu.epoll_wait, cpu.recv_empty, xmit};
+  host->server.emplace(*world, host->cores[cpu.app_core], server_socket, napis, server_stack,
+                       host->peers, wait, busy, server_costs);
+  host->server->set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
+
+  // The client.
+  const LabClientCosts client_costs{cpu.syscall,    tx_packet,      xmit,
+                                    app_message,    cpu.wakeup,     cpu.context_switch,
+                                    cpu.epoll_wait, cpu.recv_empty, cpu.hrtimer_late};
+  LabClientSockets sockets{client_sockets, 0, lab.msg_size};
+  Core& client_core = host->cores[lab.client_core];
+  if (lab.client == LabClient::sockperf) {
+    host->sockperf.emplace(*world, client_core, client_stack, sockets, lab.rate, client_costs);
+    host->sockperf->start();
+  } else {
+    host->load.emplace(*world, client_core, client_stack, sockets, lab.rate,
+                       Rng(s.scenario.seed, stream::kTraffic), client_costs);
+    host->load->start();
+  }
+
+  if (world->trace) {
+    world->trace->process_name(kTraceCpu, "cpu");
+    for (const Core& core : host->cores)
+      world->trace->thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
+  }
+  Engine& engine = world->engine;
+  LabWarmup warmup;
+  warmup.host = host.get();
+  if (s.scenario.warmup > Duration::zero()) {
+    engine.schedule(at_ns(0) + s.scenario.warmup, engine.bind<&LabWarmup::on_event>(warmup), 0);
+  }
+  const Instant end = at_ns(0) + s.scenario.duration;
+  Instant next_progress{};
+  const Duration progress_step = std::max(s.scenario.duration / 100, nanoseconds(1));
+  engine.run_until(end, [&](const Event& event) {
+    engine.dispatch(event);
+    if (options.progress && engine.now() >= next_progress) {
+      options.progress(options.progress_context, engine.now(), end);
+      next_progress = engine.now() + progress_step;
+    }
+  });
+  for (Core& core : host->cores)
+    core.finish();
+
+  report.events = engine.stats().dispatched;
+  report.peak_pending_events = engine.stats().peak_pending;
+  const std::uint64_t sent =
+      host->sockperf ? host->sockperf->counters().sent : host->load->counters().sent;
+  report.conservation = host->books(sent);
+  if (world->model_limit) return *world->model_limit;
+  if (auto error = report.conservation.check()) return *error;
+  if (s.scenario.warmup > Duration::zero()) subtract_warmup(report, warmup.at_warmup);
+  return std::move(report);
+}
+
+}  // namespace irqmod::sim

@@ -1,0 +1,271 @@
+// The lab runs (src/sim/lab/): a server and its client on one machine through veth or loopback.
+// Each [lab] key and each cost a lab run charges changes a run (a key the model ignored would
+// fail here), where the receive path runs follows the device, the books balance, and keys a lab
+// run does not read are refused by name.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "irqmod/sim/metrics.hpp"
+#include "irqmod/sim/scenario.hpp"
+#include "irqmod/sim/simulation.hpp"
+
+namespace irqmod::sim {
+namespace {
+
+// sockperf pp at 10 000 msg/s over veth, the server in epoll on core 1; round costs (ns).
+constexpr const char* kBase = R"(
+[scenario]
+duration = "120ms"
+warmup = "20ms"
+[lab]
+device = "veth"
+[cpu]
+cores = 2
+app-core = 1
+app-wait = "epoll"
+syscall = 100
+app-message = 400
+tx-packet = 1500
+rx-packet = 600
+wakeup = 800
+context-switch = 1000
+veth-xmit = 300
+veth-poll = 200
+veth-packet = 100
+backlog-enqueue = 250
+backlog-poll = 150
+epoll-wait = 300
+recv-empty = 200
+busy-poll-iteration = 250
+)";
+
+LoadResult load(const std::vector<std::string>& sets) {
+  return load_scenario_text(kBase, "lab-test.toml", sets);
+}
+
+RunReport run(const std::vector<std::string>& sets = {}) {
+  RunReport none;
+  const LoadResult s = load(sets);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().what());
+  if (!s.ok()) return none;
+  auto r = simulate(s.value());
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
+  if (!r.ok()) return none;
+  EXPECT_TRUE(r.value().conservation.ok());
+  return r.value();
+}
+
+double p50_us(const RunReport& r) {
+  return static_cast<double>(r.latency.percentile(50'000)) / 1000.0;
+}
+Duration softirq(const RunReport& r, std::size_t core) {
+  return r.cpu.busy(core, ContextKind::softirq);
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+const std::vector<std::string> kLoad = {"lab.client=load", "lab.connections=4", "lab.rate=20000"};
+
+TEST(lab, a_ping_pong_round_trip_is_the_sum_of_both_sides_costs) {
+  const RunReport r = run();
+  // Client: sendto 100 + 1500 + 300, then the request's veth poll on the client's core (200 +
+  // 100 + 600); the server on its idle core: wake-up and switch (1800), epoll_wait 300, recvmsg
+  // 100 + 400, sendto 100 + 1500 + 300, the drain's empty recv 200; then the reply's poll on the
+  // server's core (900) and the client's wake-up (1800) and recvfrom's copy (400): 10 600 ns.
+  EXPECT_EQ(r.latency.percentile(50'000), 5'300);
+  EXPECT_EQ(r.latency.count(), 1000U);  // 10 000 msg/s over the 100 ms measured
+  EXPECT_EQ(r.sockperf.dropped, 0U);
+}
+
+TEST(lab, a_veth_request_is_polled_on_the_clients_core_and_its_reply_on_the_servers) {
+  // Only the request's direction polls on core 0, only the reply's on core 1.
+  const RunReport r = run();
+  EXPECT_NEAR(static_cast<double>(r.cores[0].polls), static_cast<double>(r.latency.count()), 1);
+  EXPECT_NEAR(static_cast<double>(r.cores[1].polls), static_cast<double>(r.latency.count()), 1);
+  EXPECT_GT(softirq(r, 0), Duration::zero());
+  EXPECT_GT(softirq(r, 1), Duration::zero());
+  // Swap the client and server cores: the polls follow the senders.
+  const RunReport swapped = run({"lab.client-core=1", "cpu.app-core=0"});
+  EXPECT_EQ(swapped.cpu.busy(1, ContextKind::thread) > swapped.cpu.busy(0, ContextKind::thread),
+            true);  // the spinning sockperf client is on core 1 now
+  EXPECT_EQ(r.cpu.busy(0, ContextKind::thread) > r.cpu.busy(1, ContextKind::thread), true);
+}
+
+// The error a scenario with `sets` is refused with ("" when it loads).
+std::string refusal(const std::vector<std::string>& sets) {
+  const LoadResult s = load(sets);
+  return s.ok() ? "" : s.error().what();
+}
+
+TEST(lab, loopback_polls_each_direction_in_the_senders_backlog_and_has_no_busy_polling) {
+  const RunReport veth = run({"napi.busy_poll=50us"});
+  const RunReport lo = run({"lab.device=loopback", "napi.busy_poll=50us"});
+  // veth's server busy-polls its NAPI; loopback's socket has no NAPI id to busy-poll.
+  EXPECT_GT(veth.cpu.busy(1, ContextKind::busy_poll), Duration::zero());
+  EXPECT_EQ(lo.cpu.busy(1, ContextKind::busy_poll), Duration::zero());
+  // process_backlog (150 + 600) instead of veth_poll (200 + 100 + 600), and netif_rx (250)
+  // instead of veth_xmit (300) on both sides: 2 x (150 + 50) = 400 ns less per round trip.
+  const RunReport plain = run();
+  const RunReport lo_plain = run({"lab.device=loopback"});
+  EXPECT_EQ(plain.latency.percentile(50'000) - lo_plain.latency.percentile(50'000), 200);
+  EXPECT_NEAR(static_cast<double>(lo_plain.cores[0].polls),
+              static_cast<double>(lo_plain.latency.count()), 1);
+}
+
+TEST(lab, every_cost_a_lab_run_charges_moves_its_latency) {
+  const double base = p50_us(run());
+  for (const char* key :
+       {"cpu.syscall", "cpu.app-message", "cpu.tx-packet", "cpu.rx-packet", "cpu.wakeup",
+        "cpu.context-switch", "cpu.veth-xmit", "cpu.veth-poll", "cpu.veth-packet", "cpu.epoll-wait",
+        "cpu.recv-empty", "cpu.wakeup-remote"}) {
+    EXPECT_GT(p50_us(run({std::string(key) + "=3000"})), base) << key;
+  }
+  const double lo = p50_us(run({"lab.device=loopback"}));
+  for (const char* key : {"cpu.backlog-enqueue", "cpu.backlog-poll"})
+    EXPECT_GT(p50_us(run({"lab.device=loopback", std::string(key) + "=3000"})), lo) << key;
+  // The TCP costs replace the UDP ones with lab.tcp only.
+  for (const char* key : {"cpu.tcp-tx-packet", "cpu.tcp-rx-packet", "cpu.tcp-app-message"}) {
+    EXPECT_EQ(p50_us(run({std::string(key) + "=3000"})), base) << key;
+    EXPECT_LT(p50_us(run({"lab.tcp=true"})),
+              p50_us(run({"lab.tcp=true", std::string(key) + "=3000"})))
+        << key;
+  }
+}
+
+TEST(lab, a_wake_up_on_a_core_idle_longer_comes_later_by_the_wakeup_idle_curve) {
+  // Between messages (100 us apart) the server's core idles ~95 us; the client's, asleep in
+  // recvfrom for its reply, under 10 us.
+  const Duration flat =
+      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=10us:0ns, 200us:0ns, 300us:9us"})
+                      .latency.percentile(50'000));
+  const Duration grown =
+      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=10us:0ns, 50us:0ns, 60us:9us"})
+                      .latency.percentile(50'000));
+  // Only the server's exit grows, by 9 us of the round trip.
+  EXPECT_EQ(grown - flat, nanoseconds(4'500));
+  // Between two points the growth is linear: an idle between 80 and 100 us gets part of it.
+  const Duration part =
+      nanoseconds(run({"cpu.wakeup-remote=1000", "cpu.wakeup-idle=10us:0ns, 80us:0ns, 100us:9us"})
+                      .latency.percentile(50'000));
+  EXPECT_GT(part, flat);
+  EXPECT_LT(part, grown);
+  EXPECT_NE(refusal({"cpu.wakeup-idle=50us:1us, 20us:2us"}).find("the idles must increase"),
+            std::string::npos);
+  EXPECT_NE(refusal({"cpu.wakeup-idle=50us"}).find("cpu.wakeup-idle"), std::string::npos);
+}
+
+TEST(lab, the_rate_paces_the_client_and_the_message_size_is_carried) {
+  EXPECT_EQ(run({"lab.rate=5000"}).latency.count(), 500U);
+  const RunReport big = run({"lab.msg-size=1000"});
+  EXPECT_EQ(big.delivered_bytes, 2 * 1000U * big.latency.count());
+}
+
+TEST(lab, the_server_wait_decides_its_cpu) {
+  const RunReport epoll = run();
+  const RunReport spin = run({"cpu.app-wait=spin"});
+  const RunReport recv = run({"cpu.app-wait=recv"});
+  EXPECT_GT(spin.cpu.busy(1), milliseconds(99));   // never sleeps
+  EXPECT_LT(epoll.cpu.busy(1), milliseconds(10));  // sleeps between requests
+  EXPECT_LT(p50_us(spin), p50_us(epoll));          // no wake-up on the server's side
+  EXPECT_LT(p50_us(recv), p50_us(epoll));          // no epoll_wait, no empty recv
+}
+
+TEST(lab, an_epoll_timeout_wakes_a_server_that_found_nothing_to_poll_again) {
+  // fullbusy's settings at 2000 req/s: a busy loop of 200 us, then a sleep that only the
+  // timeout or a request ends.
+  const std::vector<std::string> fullbusy =
+      with(kLoad, {"lab.rate=2000", "napi.busy_poll=200us", "napi.prefer_busy_poll=true",
+                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
+                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=5ms"});
+  const RunReport forever = run(fullbusy);
+  const RunReport timeout = run(with(fullbusy, {"cpu.epoll-timeout=100us"}));
+  EXPECT_GT(timeout.cpu.busy(1, ContextKind::busy_poll),
+            forever.cpu.busy(1, ContextKind::busy_poll) + milliseconds(10));
+}
+
+TEST(lab, a_server_that_busy_polls_without_sleeping_takes_each_request_at_once) {
+  // fullbusy at 2000 req/s: the busy loop (1 ms) and epoll's 1 ms timeout keep it polling, so a
+  // request written to the ring is taken by the next iteration, not after the loop's time is up.
+  const std::vector<std::string> fullbusy =
+      with(kLoad, {"lab.rate=2000", "napi.busy_poll=1000us", "napi.prefer_busy_poll=true",
+                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
+                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=5ms",
+                   "cpu.epoll-timeout=1ms"});
+  const RunReport r = run(fullbusy);
+  EXPECT_GT(r.cpu.busy(1, ContextKind::busy_poll), milliseconds(80));
+  // No wake-up on the server's side: below the epoll server's round trip.
+  EXPECT_LT(p50_us(r), p50_us(run(with(kLoad, {"lab.rate=2000"}))));
+}
+
+TEST(lab, deferral_on_the_servers_end_holds_requests_for_the_watchdog) {
+  const RunReport defer = run({"napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=20us"});
+  // The first request after a quiet period is polled by the client's softirq; the watchdog polls
+  // the rest on the core that armed it (the client's), 20 us after a poll that found work.
+  EXPECT_GT(defer.cores[0].interrupts, 100U);  // the watchdog's timer interrupts
+  EXPECT_GT(p50_us(defer), p50_us(run()));
+}
+
+TEST(lab, irqmod_load_sends_poisson_requests_over_its_connections) {
+  const RunReport load = run(kLoad);
+  // 20 000 requests/s for 100 ms: Poisson, so about 2000.
+  EXPECT_GT(load.latency.count(), 1800U);
+  EXPECT_LT(load.latency.count(), 2200U);
+  // The epoll_pwait2 timeout rides on an hrtimer: a late one sends what fell due meanwhile at
+  // once, and those requests queue behind each other.
+  const RunReport late = run(with(kLoad, {"cpu.hrtimer-late=20000"}));
+  EXPECT_GT(late.latency.count(), 1800U);
+  EXPECT_GT(late.latency.percentile(99'000), load.latency.percentile(99'000));
+}
+
+TEST(lab, a_small_veth_ring_under_deferral_drops_requests) {
+  const std::vector<std::string> held = with(
+      kLoad, {"lab.rate=100000", "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=200us"});
+  EXPECT_EQ(run(held).drops.total(), 0U);
+  const RunReport small = run(with(held, {"lab.ring=4"}));
+  EXPECT_GT(small.drops.count(DropReason::tx_ring_full), 0U);
+  EXPECT_EQ(small.sockperf.dropped, small.drops.total());  // each loss is heard of once
+}
+
+TEST(lab, threaded_napi_moves_the_requests_poll_to_its_thread) {
+  const RunReport threaded = run({"napi.threaded=true", "napi.thread-core=1"});
+  EXPECT_EQ(softirq(threaded, 0), Duration::zero());
+  EXPECT_EQ(softirq(threaded, 1), Duration::zero());
+  EXPECT_GT(threaded.cores[1].polls, threaded.latency.count());  // both ends' polls
+}
+
+TEST(lab, keys_a_lab_run_does_not_read_are_refused_by_name) {
+  for (const char* set :
+       {"nic.rx-usecs=10", "traffic.rate=5", "link.speed=1G", "search.kind=rfc2544",
+        "napi.rx-backlog=true", "cpu.irq-cores=1", "napi.poll-in-irq=true"}) {
+    const std::string error = refusal({set});
+    const std::string key = std::string(set).substr(0, std::string(set).find('='));
+    EXPECT_NE(error.find(key + ": is not read by a lab run"), std::string::npos)
+        << set << ": " << error;
+  }
+  EXPECT_NE(
+      refusal({"lab.device=none", "lab.rate=5000"}).find("lab.device = \"none\" builds no lab"),
+      std::string::npos);
+  EXPECT_NE(refusal({"lab.connections=2"}).find("lab.connections"), std::string::npos);
+  EXPECT_NE(refusal({"lab.client=load", "lab.rate=0"}).find("lab.rate"), std::string::npos);
+  EXPECT_NE(refusal({"lab.client-core=2"}).find("lab.client-core"), std::string::npos);
+  EXPECT_NE(refusal({"lab.device=loopback", "napi.threaded=true"}).find("napi.threaded"),
+            std::string::npos);
+  EXPECT_NE(refusal({"lab.device=loopback", "lab.ring=4"}).find("lab.ring"), std::string::npos);
+}
+
+TEST(lab, a_run_is_deterministic) {
+  const std::vector<std::string> sets = with(kLoad, {"cpu.wakeup=exponential(800ns)"});
+  const RunReport a = run(sets);
+  const RunReport b = run(sets);
+  EXPECT_EQ(a.latency.percentile(99'000), b.latency.percentile(99'000));
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_NE(a.latency.percentile(99'000), a.latency.percentile(50'000));  // a spread
+}
+
+}  // namespace
+}  // namespace irqmod::sim
