@@ -19,6 +19,7 @@
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
 #include "sim/policy_config.hpp"
+#include "sim/run_setup.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/world.hpp"
 
@@ -78,10 +79,9 @@ struct LoopbackXmit {
 
 // Every component of a lab run. Deques: addresses stay put once built.
 struct LabHost {
-  explicit LabHost(World& w) : world(w) {}
+  explicit LabHost(World& w) : world(w), machine(w) {}
   World& world;
-  std::deque<Core> cores;
-  std::deque<NetRx> net_rx;
+  Machine machine;  // the cores and their NET_RX
   Peers peers;
   std::deque<Stack> stacks;           // [0]: the server's namespace, [1]: the client's
   std::deque<Socket> server_sockets;  // one (the server's listening UDP socket, or its TCP ones)
@@ -109,20 +109,6 @@ struct LabHost {
         b.in_flight += socket.size();
     }
     return b;
-  }
-};
-
-// The end of the warm-up: the report so far, to be subtracted at the end.
-struct LabWarmup {
-  LabHost* host = nullptr;
-  RunReport at_warmup;
-  void on_event(const Event&) {
-    World& world = host->world;
-    for (Core& core : host->cores)
-      core.charge_to_now();
-    at_warmup = world.report;
-    at_warmup.sim_time = world.now() - at_ns(0);
-    world.report.latency = LatencyHistogram{};
   }
 };
 
@@ -207,9 +193,9 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   auto world = std::make_unique<World>();
   world->trace = options.trace;
   RunReport& report = world->report;
-  report.scenario = s.scenario.name;
-  report.seed = s.scenario.seed;
-  report.sim_time = s.scenario.duration;
+  auto host = std::make_unique<LabHost>(*world);
+  Machine& machine = host->machine;
+  start_run(machine, s, 0);
   report.kernel = s.kernel;
   report.kernel_driver = lab.device == LabDevice::veth ? "veth" : "loopback";
   if (!s.kernel.empty()) {
@@ -217,24 +203,12 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
     for (KernelSetting& k : kernel_settings(s))
       if (k.key.rfind("nic.", 0) != 0) report.kernel_settings.push_back(std::move(k));
   }
-  report.interrupts = InterruptCounters(0);
-  report.cpu = CpuTime(cpu.cores);
-  report.cores.resize(cpu.cores);
-  auto host = std::make_unique<LabHost>(*world);
-
   // Cores and their NET_RX (veth: both ends' NAPIs may be on one core's list; loopback: the
   // core's backlog).
-  const NetRx::Budget budget{static_cast<int>(s.napi.netdev_budget), s.napi.netdev_budget_usecs,
-                             s.napi.ksoftirqd};
-  const Duration slice =
-      cpu.sched_slice > Duration::zero() ? cpu.sched_slice : kernel_slice(cpu.cores);
-  std::vector<NetRx*> net_rx;
-  for (std::uint32_t c = 0; c < cpu.cores; ++c) {
-    Core& core =
-        host->cores.emplace_back(*world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
+  for (Core& core : machine.cores)
     core.set_idle_exit(idle_exit(s));
-    net_rx.push_back(&host->net_rx.emplace_back(core, budget, veth ? 2 : 1));
-  }
+  const std::vector<NetRx*> net_rx = add_net_rx(machine, s, veth ? 2 : 1);
+  std::deque<Core>& cores = machine.cores;
 
   // The connections: flow i is connection i, each side with its socket; the server answers all.
   const std::uint32_t flows = lab.connections;
@@ -276,14 +250,14 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
                             server_stack.rx_endpoint());
     host->veth.emplace_back(*world, 2, client_end, net_rx, cpu.app_core,
                             client_stack.rx_endpoint());
-    host->veth_xmit[0] = VethXmit{&host->veth[0], &host->cores, &host->peers};
-    host->veth_xmit[1] = VethXmit{&host->veth[1], &host->cores, &host->peers};
+    host->veth_xmit[0] = VethXmit{&host->veth[0], &cores, &host->peers};
+    host->veth_xmit[1] = VethXmit{&host->veth[1], &cores, &host->peers};
     client_stack.set_device_xmit(host->veth_xmit[0].endpoint());
     server_stack.set_device_xmit(host->veth_xmit[1].endpoint());
     napis = {&host->veth[0].napi(), &host->veth[1].napi()};
   } else {
     std::vector<Backlog*> backlogs;
-    for (NetRx& n : host->net_rx) {
+    for (NetRx& n : machine.net_rx) {
       Backlog& backlog = host->backlogs.emplace_back(*world, n, server_stack, s.napi.max_backlog,
                                                      static_cast<int>(s.napi.weight),
                                                      BacklogCosts{cpu.backlog_poll, rx_packet, {}});
@@ -309,8 +283,8 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   const ApplicationCosts server_costs{
       cpu.syscall,        app_message,    tx_packet,      cpu.wakeup,
       cpu.context_switch, cpu.epoll_wait, cpu.recv_empty, xmit};
-  host->server.emplace(*world, host->cores[cpu.app_core], server_socket, napis, server_stack,
-                       host->peers, wait, busy, server_costs);
+  host->server.emplace(*world, cores[cpu.app_core], server_socket, napis, server_stack, host->peers,
+                       wait, busy, server_costs);
   host->server->set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
 
   // The client.
@@ -318,7 +292,7 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
                                     app_message,    cpu.wakeup,     cpu.context_switch,
                                     cpu.epoll_wait, cpu.recv_empty, cpu.hrtimer_late};
   LabClientSockets sockets{client_sockets, 0, lab.msg_size};
-  Core& client_core = host->cores[lab.client_core];
+  Core& client_core = cores[lab.client_core];
   if (lab.client == LabClient::sockperf) {
     host->sockperf.emplace(*world, client_core, client_stack, sockets, lab.rate, client_costs);
     host->sockperf->start();
@@ -330,36 +304,19 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
 
   if (world->trace) {
     world->trace->process_name(kTraceCpu, "cpu");
-    for (const Core& core : host->cores)
+    for (const Core& core : cores)
       world->trace->thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
   }
-  Engine& engine = world->engine;
-  LabWarmup warmup;
-  warmup.host = host.get();
-  if (s.scenario.warmup > Duration::zero()) {
-    engine.schedule(at_ns(0) + s.scenario.warmup, engine.bind<&LabWarmup::on_event>(warmup), 0);
-  }
-  const Instant end = at_ns(0) + s.scenario.duration;
-  Instant next_progress{};
-  const Duration progress_step = std::max(s.scenario.duration / 100, nanoseconds(1));
-  engine.run_until(end, [&](const Event& event) {
-    engine.dispatch(event);
-    if (options.progress && engine.now() >= next_progress) {
-      options.progress(options.progress_context, engine.now(), end);
-      next_progress = engine.now() + progress_step;
-    }
-  });
-  for (Core& core : host->cores)
-    core.finish();
+  WarmupMark warmup(machine, s, [] {});
+  run_to_end(*world, s, options, [&](const Event& event) { world->engine.dispatch(event); });
+  finish_run(machine);
 
-  report.events = engine.stats().dispatched;
-  report.peak_pending_events = engine.stats().peak_pending;
   const std::uint64_t sent =
       host->sockperf ? host->sockperf->counters().sent : host->load->counters().sent;
   report.conservation = host->books(sent);
   if (world->model_limit) return *world->model_limit;
   if (auto error = report.conservation.check()) return *error;
-  if (s.scenario.warmup > Duration::zero()) subtract_warmup(report, warmup.at_warmup);
+  warmup.subtract_from(report);
   return std::move(report);
 }
 
