@@ -21,11 +21,13 @@ interrupt() {
   rm -rf "$dir/out"; mkdir "$dir/out"
   (cd "$dir/out" && exec "$@" >/dev/null 2>"$dir/err") &
   local pid=$! status=0
+  # The killer's output is not this script's: a sleep it leaves behind when it is stopped must not
+  # hold ctest's pipe open (ctest waits for every writer of it, 30 s for nothing).
   if [[ $delay == file:* ]]; then
     (for _ in $(seq 1200); do [[ -e ${delay#file:} ]] && break; sleep 0.1; done
-     kill -"$signal" "$pid" 2>/dev/null || true) &
+     kill -"$signal" "$pid" 2>/dev/null || true) >/dev/null 2>&1 &
   else
-    (sleep "$delay"; kill -"$signal" "$pid" 2>/dev/null || true) &
+    (sleep "$delay"; kill -"$signal" "$pid" 2>/dev/null || true) >/dev/null 2>&1 &
   fi
   local killer=$!
   wait "$pid" || status=$?

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# progress.sh IRQMOD SCENARIOS: a long `sim` or `run` shows its progress on stderr when stderr
-# is a terminal (script(1) gives it one), and nothing when it is not (issue 30, item 5).
+# progress.sh IRQMOD SCENARIOS [RUN_DURATION SIM_DURATION]: a long `sim` or `run` shows its
+# progress on stderr when stderr is a terminal (script(1) gives it one), and nothing when it is
+# not (issue 30, item 5). The durations (simulated, default 3s and 4s) are chosen per build so
+# that each run takes a few seconds of wall time: the bar appears once a run has taken one.
 set -euo pipefail
-irqmod=$1; scenarios=$2
+irqmod=$1; scenarios=$2; run_duration=${3:-3s}; sim_duration=${4:-4s}
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 command -v script >/dev/null || { echo "script (util-linux) is needed"; exit 1; }
-# Each takes a few seconds: the bar appears once a run has taken one.
-run=("$irqmod" run --dir "$scenarios/basics" --duration 3s)
-sim=("$irqmod" sim "$scenarios/basics/stream-10g-dim.toml" --duration 4s)
+run=("$irqmod" run --dir "$scenarios/basics" --duration "$run_duration")
+sim=("$irqmod" sim "$scenarios/basics/stream-10g-dim.toml" --duration "$sim_duration")
 
 script -qfec "${run[*]} >/dev/null" /dev/null >"$dir/run.tty"
 grep -aEq '\[[0-9]+/4\] [a-z0-9-]+ \[#+ *\] +[0-9]+%  simulated' "$dir/run.tty" ||

@@ -139,8 +139,8 @@ Expected<RunReport> simulate_storage(const Scenario& s, const RunOptions& option
     Drive& drive = host->drives.emplace_back(*world, d, drive_settings,
                                              Rng(s.scenario.seed, stream::kStorage + d));
     Core& thread_core = host->cores[thread_cores[d % thread_cores.size()]];
-    Submitter& submitter = host->submitters.emplace_back(*world, thread_core, drive,
-                                                         thread_settings, thread_costs, counters);
+    Submitter& submitter =
+        host->submitters.emplace_back(thread_core, drive, thread_settings, thread_costs, counters);
     if (st.mode == StorageMode::polled) continue;  // IOPOLL queues have no interrupt
     const std::uint32_t c = irq_cores[d % irq_cores.size()];
     if (!host->path_of_core[c]) {

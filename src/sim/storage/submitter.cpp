@@ -6,14 +6,9 @@
 
 namespace irqmod::sim {
 
-Submitter::Submitter(World& world, Core& core, Drive& drive, const Settings& settings,
-                     const Costs& costs, StorageCounters& counters)
-    : world_(world),
-      core_(core),
-      drive_(drive),
-      settings_(settings),
-      costs_(costs),
-      counters_(counters) {
+Submitter::Submitter(Core& core, Drive& drive, const Settings& settings, const Costs& costs,
+                     StorageCounters& counters)
+    : core_(core), drive_(drive), settings_(settings), costs_(costs), counters_(counters) {
   // t/io_uring's main(): "if (batch_complete > depth) batch_complete = depth", and the same for
   // batch_submit.
   settings_.batch_submit = std::min(settings_.batch_submit, settings_.depth);

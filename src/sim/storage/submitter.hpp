@@ -45,7 +45,7 @@ class Submitter {
     Distribution context_switch;  // cpu.context-switch: switching to the woken thread
   };
 
-  Submitter(World& world, Core& core, Drive& drive, const Settings& settings, const Costs& costs,
+  Submitter(Core& core, Drive& drive, const Settings& settings, const Costs& costs,
             StorageCounters& counters);
   Submitter(const Submitter&) = delete;
   Submitter& operator=(const Submitter&) = delete;
@@ -83,7 +83,6 @@ class Submitter {
   std::optional<Segment> wait_or_continue(Core& core);
   void reap();
 
-  World& world_;
   Core& core_;
   Drive& drive_;
   Settings settings_;

@@ -160,7 +160,7 @@ Expected<RunReport> simulate_xdp(const Scenario& s, const RunOptions& options) {
   const Xdpsock::Costs ac{cpu.syscall,    cpu.context_switch, cpu.busy_poll_iteration,
                           per_frame,      cpu.xsk_cache_line, cpu.poll_call,
                           cpu.socket_call};
-  Xdpsock app(*world, machine.cores[cpu.app_core], xsk, queue, as, ac);
+  Xdpsock app(machine.cores[cpu.app_core], xsk, queue, as, ac);
 
   queue.start();
   app.start();

@@ -16,9 +16,8 @@ constexpr Duration kSpinQuantum = microseconds(10);
 
 }  // namespace
 
-Xdpsock::Xdpsock(World& world, Core& core, Xsk& xsk, ZcQueue& queue, const Settings& settings,
-                 const Costs& costs)
-    : world_(world), core_(core), xsk_(xsk), queue_(queue), settings_(settings), costs_(costs) {
+Xdpsock::Xdpsock(Core& core, Xsk& xsk, ZcQueue& queue, const Settings& settings, const Costs& costs)
+    : core_(core), xsk_(xsk), queue_(queue), settings_(settings), costs_(costs) {
   thread_ = core_.add_thread(job_of(*this), false);
   queue_.set_waiter(XskWaiter{&Xdpsock::notify_thunk, &Xdpsock::asleep_thunk, this});
 }

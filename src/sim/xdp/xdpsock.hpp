@@ -61,8 +61,7 @@ class Xdpsock {
     std::uint64_t sleeps = 0;
   };
 
-  Xdpsock(World& world, Core& core, Xsk& xsk, ZcQueue& queue, const Settings& settings,
-          const Costs& costs);
+  Xdpsock(Core& core, Xsk& xsk, ZcQueue& queue, const Settings& settings, const Costs& costs);
   Xdpsock(const Xdpsock&) = delete;
   Xdpsock& operator=(const Xdpsock&) = delete;
 
@@ -108,7 +107,6 @@ class Xdpsock {
   bool rfc_busy_poll() const;
   Segment spin();
 
-  World& world_;
   Core& core_;
   Xsk& xsk_;
   ZcQueue& queue_;
