@@ -82,6 +82,21 @@ Vocabulary vocabulary_of(const sim::Scenario& base) {
     v.why = "[storage]";
     return v;
   }
+  // A lab run models its own device, whatever the platform's NIC: veth (drivers/net/veth.c: no
+  // hardirq, no ITR, a NAPI context per Rx queue) or loopback (the per-CPU backlog, no NAPI
+  // context of a device).
+  if (base.lab.device == sim::LabDevice::veth) {
+    v.host = Host::veth;
+    v.driver = "veth";
+    v.why = "lab.device = veth";
+    return v;
+  }
+  if (base.lab.device == sim::LabDevice::loopback) {
+    v.host = Host::loopback;
+    v.driver = "loopback";
+    v.why = "lab.device = loopback";
+    return v;
+  }
   for (std::string_view p : kLoopbackPlatforms) {
     if (base.platform == p) {
       v.host = Host::loopback;
@@ -115,7 +130,7 @@ Vocabulary vocabulary_of(const sim::Scenario& base) {
 
 std::string describe(const Vocabulary& v) {
   std::string out = v.driver + " (" + v.why + ")";
-  if (v.host == Host::linux_nic || v.host == Host::loopback)
+  if (v.host == Host::linux_nic || v.host == Host::loopback || v.host == Host::veth)
     out += v.kernel.empty() ? ", Linux (kernel not set: every knob)" : ", Linux " + v.kernel;
   return out;
 }
@@ -135,6 +150,12 @@ std::optional<std::string> lacks(const Vocabulary& v, const sim::Scenario& s,
       if (is_nic_key(key)) return "the loopback host has no NIC to coalesce (" + v.why + ")";
       if (key.starts_with("napi."))
         return "the loopback host has no NAPI context of a device for " + k + " (" + v.why + ")";
+      break;
+    case Host::veth:
+      if (is_nic_key(key))
+        return "veth has no interrupt and no coalescing to set (drivers/net/veth.c: the sender's "
+               "xmit schedules the peer's NAPI; " +
+               v.why + ")";
       break;
     case Host::linux_nic:
       break;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <span>
@@ -28,6 +29,7 @@ std::vector<std::string> metric_columns() {
   auto cells = split_csv_line(std::string_view(all).substr(0, all.find('\n')));
   std::vector<std::string> out = std::move(cells).value();
   out.emplace_back("cpu_percent");
+  out.emplace_back("app_cpu_percent");
   return out;
 }
 
@@ -37,8 +39,16 @@ std::string fixed3(double v) {
   return buffer;
 }
 
-// One run's metric cells: sim::write_csv's row, then cpu_percent.
-std::vector<std::string> run_cells(const sim::RunReport& report) {
+std::string percent_of(Duration busy, Duration sim_time) {
+  const auto sim_ns = sim_time.count();
+  return sim_ns > 0
+             ? fixed3(100.0 * static_cast<double>(busy.count()) / static_cast<double>(sim_ns))
+             : std::string();
+}
+
+// One run's metric cells: sim::write_csv's row, then cpu_percent (every core) and app_cpu_percent
+// (the core of application thread 0, cpu.app-core: the server's in a lab run).
+std::vector<std::string> run_cells(const sim::RunReport& report, std::uint32_t app_core) {
   std::ostringstream text;
   sim::write_csv(text, report, false);
   std::string line = text.str();
@@ -47,10 +57,10 @@ std::vector<std::string> run_cells(const sim::RunReport& report) {
   Duration busy{};
   for (std::size_t c = 0; c < report.cpu.cores(); ++c)
     busy += report.cpu.busy(c);
-  const auto sim_ns = report.sim_time.count();
-  cells.push_back(
-      sim_ns > 0 ? fixed3(100.0 * static_cast<double>(busy.count()) / static_cast<double>(sim_ns))
-                 : std::string());
+  cells.push_back(percent_of(busy, report.sim_time));
+  cells.push_back(app_core < report.cpu.cores()
+                      ? percent_of(report.cpu.busy(app_core), report.sim_time)
+                      : std::string());
   return cells;
 }
 
@@ -117,7 +127,7 @@ PointRow run_point(const Spec& spec, std::size_t index) {
               PointError{name + " seed " + std::to_string(base + k) + ": " + report.error().what(),
                          report.error().key != "conservation"}};
     }
-    runs.push_back(run_cells(report.value()));
+    runs.push_back(run_cells(report.value(), scenario.cpu.app_core));
   }
 
   PointRow row;

@@ -224,5 +224,30 @@ TEST(Apply, AStorageRunHasNoNicCommand) {
   EXPECT_TRUE(has_line(plan.left_out, "a storage run has no NIC"));
 }
 
+TEST(Apply, ALabRunTunesItsOwnDevice) {
+  // A veth lab run on epyc-vm (a platform with no NIC): the veth queue's NAPI knobs are printed,
+  // nothing of ethtool; a loopback lab run has no NAPI context of a device at all.
+  sim::Scenario s = sim::default_scenario();
+  s.platform = "epyc-vm";
+  s.kernel = "6.18";
+  s.lab.device = sim::LabDevice::veth;
+  s.napi.defer_hard_irqs = 100;
+  s.napi.irq_suspend_timeout = std::chrono::milliseconds(20);
+  const Vocabulary veth = vocabulary_of(s);
+  EXPECT_EQ(veth.host, Host::veth);
+  EXPECT_EQ(veth.driver, "veth");
+  const ApplyPlan plan = apply_plan(s, "veth-srv", veth);
+  EXPECT_FALSE(has_line(plan.commands, "ethtool"));
+  EXPECT_TRUE(has_line(plan.commands, "echo 100 > /sys/class/net/veth-srv/napi_defer_hard_irqs"));
+  EXPECT_TRUE(has_line(plan.commands, "--irq-suspend-timeout 20000000"));
+  EXPECT_TRUE(lacks(veth, s, "nic.rx-usecs").has_value());
+  EXPECT_FALSE(lacks(veth, s, "napi.gro_flush_timeout").has_value());
+
+  s.lab.device = sim::LabDevice::loopback;
+  const Vocabulary loopback = vocabulary_of(s);
+  EXPECT_EQ(loopback.host, Host::loopback);
+  EXPECT_TRUE(has_line({*lacks(loopback, s, "napi.gro_flush_timeout")}, "lab.device = loopback"));
+}
+
 }  // namespace
 }  // namespace irqmod::sweep

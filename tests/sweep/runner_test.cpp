@@ -11,17 +11,23 @@
 namespace irqmod::sweep {
 namespace {
 
-Spec pingpong(std::vector<Axis> axes, std::size_t seeds = 1) {
+// A sweep of a shipped scenario (its path under scenarios/) over `axes`, `duration` long.
+Spec sweep_of(const std::string& scenario, std::vector<Axis> axes, const std::string& duration,
+              std::size_t seeds = 1) {
   Spec spec;
-  spec.file = IRQMOD_SCENARIO_DIR "/basics/pingpong-udp.toml";
+  spec.file = IRQMOD_SCENARIO_DIR "/" + scenario;
   std::ifstream in(spec.file);
   std::ostringstream text;
   text << in.rdbuf();
   spec.text = text.str();
-  spec.duration = "20ms";
+  spec.duration = duration;
   spec.axes = std::move(axes);
   spec.seeds = seeds;
   return spec;
+}
+
+Spec pingpong(std::vector<Axis> axes, std::size_t seeds = 1) {
+  return sweep_of("basics/pingpong-udp.toml", std::move(axes), "20ms", seeds);
 }
 
 // What `irqmod sim FILE --duration 20ms --set ... --csv -` writes as its row.
@@ -48,7 +54,8 @@ TEST(Runner, EachRowIsTheSimulatorsOwnCsvRowForThatPoint) {
   ASSERT_FALSE(outcome.error);
   ASSERT_EQ(outcome.table.rows.size(), 4u);
   const std::size_t metrics_at = 4;  // point, points, the two keys
-  const std::size_t sim_columns = outcome.table.columns.size() - metrics_at - 1;  // cpu_percent
+  const std::size_t sim_columns =
+      outcome.table.columns.size() - metrics_at - 2;  // cpu_percent, app_cpu_percent
   for (std::size_t p = 0; p < 4; ++p) {
     const auto& row = outcome.table.rows[p];
     EXPECT_EQ(row[0], std::to_string(p));
@@ -57,6 +64,31 @@ TEST(Runner, EachRowIsTheSimulatorsOwnCsvRowForThatPoint) {
   }
   // The points differ: the grid's values reached the runs.
   EXPECT_NE(outcome.table.rows[0][metrics_at + 4], outcome.table.rows[2][metrics_at + 4]);
+}
+
+TEST(Runner, AppCpuIsTheApplicationCoresShareOfCpu) {
+  // A lab run: its client on core 0, the server on core 1 (point 0) or 0 (point 1). cpu_percent
+  // is both cores' busy time, app_cpu_percent the server core's alone, and it follows cpu.app-core.
+  Spec spec = sweep_of("lab/modes-tcp.toml", {{"cpu.app-core", {"1", "0"}}}, "50ms");
+  spec.sets = {"lab.rate=20000"};
+  const Outcome outcome = run_points(spec, {0, 1}, 1);
+  ASSERT_FALSE(outcome.error) << outcome.error->message;
+  const Table& t = outcome.table;
+  const auto all = t.column("cpu_percent"), app = t.column("app_cpu_percent");
+  ASSERT_TRUE(all && app);
+  const auto& apart = t.rows[0];
+  const auto& together = t.rows[1];
+  EXPECT_GT(std::stod(apart[*app]), 1.0);
+  EXPECT_LT(std::stod(apart[*app]), std::stod(apart[*all]) - 1.0);  // the client's core is busy too
+  EXPECT_GT(std::stod(together[*app]), std::stod(apart[*app]) + 1.0);  // the client's work too
+  sim::LoadResult loaded =
+      load_measured(spec.text, spec.file, {"lab.rate=20000", "cpu.app-core=1"}, spec.duration);
+  ASSERT_TRUE(loaded);
+  auto report = sim::simulate(loaded.value());
+  ASSERT_TRUE(report);
+  const double core1 = 100.0 * static_cast<double>(report.value().cpu.busy(1).count()) /
+                       static_cast<double>(report.value().sim_time.count());
+  EXPECT_NEAR(std::stod(t.rows[0][*app]), core1, 0.001);
 }
 
 TEST(Runner, OneThreadAndFourGiveTheSameTable) {

@@ -282,7 +282,7 @@ void add_tune_command(CLI::App& app, int& status) {
       "tune", "Find the moderation and NAPI settings that minimise a metric under constraints");
   cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
   cmd->add_option("--minimize", args->minimize,
-                  "p50, p99, p99.9, max, avg, cpu, interrupts, ... (or a CSV column)")
+                  "p50, p99, p99.9, max, avg, cpu, app-cpu, interrupts, ... (or a CSV column)")
       ->required();
   cmd->add_option("--subject-to", args->subject_to,
                   "A constraint: 'p99 <= 50us', 'interrupts <= 20000/s', 'cpu <= 30%' "

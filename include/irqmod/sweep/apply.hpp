@@ -18,6 +18,7 @@ namespace irqmod::sweep {
 enum class Host : std::uint8_t {
   linux_nic,  // Linux with a NIC driver: ethtool -C, the net.core sysctls, the NAPI knobs
   loopback,   // Linux with no NIC (a loopback preset): no coalescing, no NAPI context to tune
+  veth,       // a veth lab run ([lab] device = veth): NAPI knobs per veth queue, no ethtool -C
   openbsd,    // OpenBSD 5.x (napi.poll-in-irq): none of Linux's commands
   storage,    // a storage run ([storage]): NVMe completions, no NIC
 };
