@@ -17,8 +17,8 @@ cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 ctest --preset default -j "$jobs"
 
-# One clang build for the sanitizers and the fuzzer: everything with ASan + UBSan and libFuzzer's
-# coverage instrumentation (fuzzer-no-link), the unit and CLI tests, and fuzz.scenario (the
+# One clang build for the sanitizers and the fuzzer: everything with ASan + UBSan, the scenario
+# loader's sources with libFuzzer's coverage instrumentation too, the unit and CLI tests, and fuzz.scenario (the
 # scenario parser, IRQMOD_FUZZ_SECONDS, 10 s by default) among them. A separate fuzz build cost
 # CI a third compile of the simulator.
 phase "asan preset (ASan + UBSan, clang; the scenario fuzzer for ${IRQMOD_FUZZ_SECONDS:-10} s): build and test"

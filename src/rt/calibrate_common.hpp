@@ -116,4 +116,8 @@ void raise_receive_buffer(int fd, int bytes);
 // Waits up to `timeout_ms` for `fd` to be readable; false on timeout or error.
 bool wait_readable(int fd, int timeout_ms);
 
+// How long a receive waits for its message to be queued: far above a loopback send, which
+// queues it before returning unless the softirq was deferred to ksoftirqd.
+constexpr int kArrivalTimeoutMs = 1000;
+
 }  // namespace irqmod::rt::calibrate::detail

@@ -20,9 +20,7 @@ using detail::Fd;
 using detail::now_ns;
 using detail::system_error;
 
-// How long a receive waits for its message to be queued: far above a loopback send, which
-// queues it before returning unless the softirq was deferred to ksoftirqd.
-constexpr int kArrivalTimeoutMs = 1000;
+using detail::kArrivalTimeoutMs;
 // The largest UDP payload over IPv4 (65535 - 8 - 20) and the largest TCP message measured.
 constexpr std::size_t kMaxUdpSize = 65507;
 constexpr std::size_t kMaxTcpSize = 1 << 20;

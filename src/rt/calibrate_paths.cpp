@@ -37,6 +37,7 @@ extern char** environ;
 namespace irqmod::rt::calibrate {
 
 using detail::Fd;
+using detail::kArrivalTimeoutMs;
 using detail::now_ns;
 using detail::system_error;
 
@@ -59,7 +60,6 @@ constexpr std::uint16_t kDropPort = 9;
 // tun queues up to tx_queue_len (500) packets for a reader that never comes; sending this many
 // first makes every later segment a drop at the full ring, the state that is measured.
 constexpr std::size_t kTunFill = 600;
-constexpr int kArrivalTimeoutMs = 1000;
 
 // Runs a program found on PATH; an Error quotes the command and what it printed.
 std::optional<Error> run(const std::vector<std::string>& argv) {

@@ -1,5 +1,4 @@
-// An owned file descriptor, for the runtime's own code. Private to src/rt. (server.cpp and
-// queue_packets.cpp still have one each of their own, older than this header.)
+// An owned file descriptor, for the runtime's own code. Private to src/rt.
 #pragma once
 
 #include <unistd.h>

@@ -16,6 +16,8 @@
 #include <set>
 #include <tuple>
 
+#include "fd.hpp"
+
 namespace irqmod::rt {
 namespace {
 
@@ -38,14 +40,6 @@ std::optional<std::uint32_t> match(std::string_view name, std::string_view prefi
   return n;
 }
 
-// An AF_INET datagram socket for the ethtool ioctls, closed on scope exit.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 bool ethtool_ioctl(int fd, const char* device, void* command) {
   ifreq request{};
   std::memcpy(request.ifr_name, device, ::strnlen(device, IFNAMSIZ - 1));
@@ -64,11 +58,12 @@ EthtoolReading ethtool_queue_packets(std::uint32_t ifindex) {
   auto& out = reading.queues;
   char device[IF_NAMESIZE] = {};
   if (!::if_indextoname(ifindex, device)) return reading;
-  Fd socket{::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
-  if (socket.fd < 0) return reading;
+  // An AF_INET datagram socket for the ethtool ioctls.
+  const detail::Fd socket{::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
+  if (!socket.ok()) return reading;
   ethtool_drvinfo info{};
   info.cmd = ETHTOOL_GDRVINFO;
-  if (!ethtool_ioctl(socket.fd, device, &info) || info.n_stats == 0) return reading;
+  if (!ethtool_ioctl(socket.get(), device, &info) || info.n_stats == 0) return reading;
   const std::uint32_t n = info.n_stats;
   std::vector<unsigned char> names(sizeof(ethtool_gstrings) + std::size_t{n} * ETH_GSTRING_LEN);
   auto* strings = reinterpret_cast<ethtool_gstrings*>(names.data());
@@ -79,8 +74,8 @@ EthtoolReading ethtool_queue_packets(std::uint32_t ifindex) {
   auto* stats = reinterpret_cast<ethtool_stats*>(values.data());
   stats->cmd = ETHTOOL_GSTATS;
   stats->n_stats = n;
-  if (!ethtool_ioctl(socket.fd, device, strings) || !ethtool_ioctl(socket.fd, device, stats) ||
-      strings->len != n || stats->n_stats != n)
+  if (!ethtool_ioctl(socket.get(), device, strings) ||
+      !ethtool_ioctl(socket.get(), device, stats) || strings->len != n || stats->n_stats != n)
     return reading;  // the set changed between the calls: no reading this time
   reading.driver.assign(info.driver, ::strnlen(info.driver, sizeof info.driver));
   const std::string_view driver = reading.driver;

@@ -27,6 +27,7 @@
 #include <thread>
 #include <utility>
 
+#include "fd.hpp"
 #include "irqmod/rt/sockperf_protocol.hpp"
 
 namespace irqmod::rt {
@@ -90,31 +91,12 @@ Error sys_error(std::string key, const std::string& what, int err) {
   return Error{std::move(key), what + ": " + errno_text(err)};
 }
 
-// An owned file descriptor.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
+using detail::Fd;
 
- private:
-  int fd_ = -1;
-};
+}  // namespace
+
+// Server::State's members are named types (State is not in the anonymous namespace).
+namespace detail {
 
 // Totals, bumped by the loop thread(s) and read by stats() from any thread.
 struct Counters {
@@ -137,13 +119,6 @@ struct Counters {
   std::atomic<std::int64_t> spin_window_ns{0};
 };
 
-void bump(std::atomic<std::uint64_t>& c) {
-  c.fetch_add(1, std::memory_order_relaxed);
-}
-std::uint64_t read(const std::atomic<std::uint64_t>& c) {
-  return c.load(std::memory_order_relaxed);
-}
-
 // One TCP connection and the bytes of its unfinished message.
 struct Connection {
   explicit Connection(Fd f) : fd(std::move(f)) {}
@@ -155,6 +130,20 @@ struct Connection {
   std::atomic<bool> worker_done{false};  // blocking mode: its thread has returned
   std::thread worker;                    // blocking mode only
 };
+
+}  // namespace detail
+
+using detail::Connection;
+using detail::Counters;
+
+namespace {
+
+void bump(std::atomic<std::uint64_t>& c) {
+  c.fetch_add(1, std::memory_order_relaxed);
+}
+std::uint64_t read(const std::atomic<std::uint64_t>& c) {
+  return c.load(std::memory_order_relaxed);
+}
 
 // What one read did.
 enum class Io : std::uint8_t {

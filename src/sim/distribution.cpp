@@ -28,7 +28,7 @@ constexpr std::uint32_t kLargestCvPpm = 10 * kPartsPerMillion;
 
 // How each kind is written: its name, how many plain values it takes, the one named setting it
 // accepts ("min=", "cv="; empty: none) and whether that setting is required.
-struct Form {
+struct KindForm {
   DistributionKind kind;
   std::string_view name;
   std::size_t values;         // plain (unnamed) values between the parentheses
@@ -37,7 +37,7 @@ struct Form {
   std::string_view examples;  // how it is written, for error messages
 };
 
-constexpr std::array<Form, 4> kForms = {{
+constexpr std::array<KindForm, 4> kForms = {{
     {DistributionKind::constant, "constant", 1, "", false, "constant(760ns)"},
     {DistributionKind::uniform, "uniform", 2, "", false, "uniform(600ns, 900ns)"},
     {DistributionKind::exponential, "exponential", 1, "min", false,
@@ -49,8 +49,8 @@ constexpr std::string_view kAllowedForms =
     "a duration (760ns), constant(760ns), uniform(600ns, 900ns), exponential(760ns), "
     "exponential(760ns, min=600ns) or lognormal(760ns, cv=0.3)";
 
-const Form& form_of(DistributionKind kind) {
-  for (const Form& form : kForms) {
+const KindForm& form_of(DistributionKind kind) {
+  for (const KindForm& form : kForms) {
     if (form.kind == kind) return form;
   }
   return kForms[0];
@@ -200,7 +200,7 @@ Expected<std::vector<Argument>> split_arguments(std::string_view inside) {
 
 // Checks the arguments against the form: the right number of plain values, only its setting,
 // at most once, and present when required. Returns the setting's value, if given.
-Expected<std::optional<std::string_view>> check_arguments(const Form& form,
+Expected<std::optional<std::string_view>> check_arguments(const KindForm& form,
                                                           const std::vector<Argument>& arguments) {
   std::size_t values = 0;
   std::optional<std::string_view> setting;
@@ -242,7 +242,7 @@ Expected<std::array<std::int64_t, 2>> plain_values_ns(const std::vector<Argument
   return values;
 }
 
-Expected<Distribution> build(const Form& form, const std::vector<Argument>& arguments,
+Expected<Distribution> build(const KindForm& form, const std::vector<Argument>& arguments,
                              std::string_view unit) {
   const auto setting = check_arguments(form, arguments);
   if (!setting) return setting.error();
@@ -346,7 +346,7 @@ Expected<Distribution> parse_distribution(std::string_view text, std::string_vie
     ++name_end;
   const std::string_view name = text.substr(0, name_end);
   const auto form = std::find_if(kForms.begin(), kForms.end(),
-                                 [&](const Form& candidate) { return candidate.name == name; });
+                                 [&](const KindForm& candidate) { return candidate.name == name; });
   if (form == kForms.end()) {
     return failure("unknown distribution " + quoted(name) +
                    "; allowed: " + std::string(kAllowedForms));

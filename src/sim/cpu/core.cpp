@@ -6,7 +6,7 @@
 namespace irqmod::sim {
 namespace {
 
-enum Kind : std::uint16_t {
+enum CoreEvent : std::uint16_t {
   kSegmentDone = 1,  // the running segment ends
   kSliceEnd,         // the running thread's slice is used up while another thread waits
   kIdleExit,         // the idle core is out of its idle state: the threads woken meanwhile run

@@ -6,7 +6,7 @@
 namespace irqmod::sim {
 namespace {
 
-constexpr std::string_view kLabel = "busy poll";
+constexpr std::string_view kBusyPollLabel = "busy poll";
 
 }  // namespace
 
@@ -26,7 +26,8 @@ Segment BusyLoop::iteration(Core& core) {
   napi_->land();
   napi::Context& context = napi_->context();
   if (!owned_) owned_ = context.busy_poll_acquire(settings_.prefer);
-  if (!owned_) return Segment{core.cost(settings_.iteration), ContextKind::busy_poll, kLabel};
+  if (!owned_)
+    return Segment{core.cost(settings_.iteration), ContextKind::busy_poll, kBusyPollLabel};
   context.busy_poll_begin(settings_.budget);
   Duration cost = core.cost(settings_.iteration);
   const PollStart poll = napi_->poll(settings_.budget, core, PollKind::busy);
@@ -55,7 +56,7 @@ Segment BusyLoop::iteration(Core& core) {
     core.world().report.cores[core.index()].polls += static_cast<std::uint64_t>(iterations - 1);
   }
   polled_ = true;
-  return Segment{cost, ContextKind::busy_poll, kLabel};
+  return Segment{cost, ContextKind::busy_poll, kBusyPollLabel};
 }
 
 std::optional<Segment> BusyLoop::next(Core& core) {
@@ -78,7 +79,7 @@ std::optional<Segment> BusyLoop::next(Core& core) {
   final_ = true;
   context.final_poll_begin();
   return Segment{napi_->poll(settings_.budget, core, PollKind::final).cost, ContextKind::busy_poll,
-                 kLabel};
+                 kBusyPollLabel};
 }
 
 }  // namespace irqmod::sim

@@ -7,7 +7,7 @@
 
 namespace irqmod::sim {
 namespace {
-constexpr std::string_view kLabel = "napi thread";
+constexpr std::string_view kThreadLabel = "napi thread";
 }  // namespace
 
 NapiThread::NapiThread(NapiInstance& owner, Core& core, Distribution wakeup,
@@ -30,13 +30,13 @@ std::optional<Segment> NapiThread::start(Core& core) {
   Duration cost = core.cost(context_switch_);
   if (!yielded_) cost += core.cost(wakeup_);
   yielded_ = false;
-  return Segment{cost, ContextKind::thread, kLabel};
+  return Segment{cost, ContextKind::thread, kThreadLabel};
 }
 
 std::optional<Segment> NapiThread::next(Core& core) {
   if (polling_) {
     if (const auto more = owner_.poll_more(core))
-      return Segment{*more, ContextKind::thread, kLabel};
+      return Segment{*more, ContextKind::thread, kThreadLabel};
     polling_ = false;
     owner_.poll_end(core);
     // napi_threaded_poll_loop: after a full-budget poll, cond_resched(); after a completed one
@@ -51,7 +51,7 @@ std::optional<Segment> NapiThread::next(Core& core) {
   if (!owner_.thread_owns()) return std::nullopt;  // napi_thread_wait: schedule() until woken
   polling_ = true;
   ++stats_.polls;
-  return Segment{owner_.poll_begin(core), ContextKind::thread, kLabel};
+  return Segment{owner_.poll_begin(core), ContextKind::thread, kThreadLabel};
 }
 
 }  // namespace irqmod::sim

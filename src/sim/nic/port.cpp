@@ -6,7 +6,7 @@
 namespace irqmod::sim {
 namespace {
 
-enum Kind : std::uint16_t {
+enum PortEvent : std::uint16_t {
   kArrivalWatch = 1,  // the next write-back, while a queue must react to it
   kInjected,          // a single frame's write-back (payload: its slot)
 };

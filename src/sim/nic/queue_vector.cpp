@@ -6,7 +6,7 @@
 namespace irqmod::sim {
 namespace {
 
-enum Kind : std::uint16_t {
+enum VectorEvent : std::uint16_t {
   kVectorDue = 1,     // the vector's interrupt is due
   kCoalesceDeadline,  // the Rx coalescer's usecs timer
   kRateSample,        // coalesce adaptive-rx: the sample-interval timer

@@ -6,7 +6,7 @@
 namespace irqmod::sim {
 namespace {
 
-enum Kind : std::uint16_t {
+enum RingCleanEvent : std::uint16_t {
   kRefillRetry = 1,  // MCLGETI refill: an empty ring tries again at the next tick
 };
 

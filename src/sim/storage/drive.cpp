@@ -9,7 +9,7 @@
 namespace irqmod::sim {
 namespace {
 
-enum Kind : std::uint16_t {
+enum DriveEvent : std::uint16_t {
   kCompletion = 1,   // the oldest I/O in the drive completes: its CQE is posted
   kAggregationTime,  // Feature 08h's aggregation time ran out with CQEs not yet signalled
 };
