@@ -1289,10 +1289,17 @@ LoadResult load_measured(const std::function<LoadResult(std::span<const std::str
   if (!duration) return load(sets);
   const auto measured = parse_duration_ns(*duration, "s");
   if (!measured || *measured <= 0) {
+    // The units and the limit both: "10h" or "2min" is a unit the parser lacks, and the run
+    // could not be that long anyway.
+    const KeySpec* key = find_key("scenario.duration");
     return Diagnostic{"", 0,
                       Error{"--duration", "'" + *duration +
-                                              "' is not a duration; allowed: a time above 0 "
-                                              "such as 100ms (a bare number is seconds)"}};
+                                              "' is not a duration; allowed: a time above 0 up "
+                                              "to " +
+                                              format_duration(key->max) +
+                                              " (scenario.duration's limit, the warm-up "
+                                              "included) in ns, us, ms or s, such as 100ms (a "
+                                              "bare number is seconds)"}};
   }
   LoadResult first = load(sets);
   if (!first) return first;

@@ -15,7 +15,7 @@ std::string seconds_text(Duration d) {
 
 // A count over an interval as a rate per second, three decimals; the interval is never zero
 // (samples are taken at distinct instants).
-std::string per_second(std::uint64_t count, Duration interval) {
+std::string rate_text(std::uint64_t count, Duration interval) {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, "%.3f",
                 static_cast<double>(count) * 1e9 / static_cast<double>(interval.count()));
@@ -55,12 +55,12 @@ void write_series_csv(std::ostream& out, const RunSeries& series) {
       char usecs[32];
       std::snprintf(usecs, sizeof usecs, "%.3f", static_cast<double>(now.moderation_ns) / 1e3);
       out << ',' << now.used << ',' << now.free << ',' << frames << ',' << dropped << ','
-          << per_second(frames, interval) << ',' << per_second(dropped, interval) << ',' << usecs;
+          << rate_text(frames, interval) << ',' << rate_text(dropped, interval) << ',' << usecs;
       if (series.dim) out << ',' << now.dim_profile;
     }
     for (std::size_t v = 0; v < series.vectors.size(); ++v) {
       const std::uint64_t n = series.interrupts_of(k, v) - series.interrupts_of(k - 1, v);
-      out << ',' << n << ',' << per_second(n, interval);
+      out << ',' << n << ',' << rate_text(n, interval);
     }
     out << '\n';
   }
