@@ -60,11 +60,13 @@ Expected<std::vector<std::string>> variant_sets(const sim::Scenario& scenario,
 }
 
 // A progress bar on stderr, shown only on a terminal and only once a run (or `irqmod run`'s
-// suite) has taken a second; and the trace's size watch: a warning, once, as soon as the part
-// written so far extrapolates past sim::kTraceWarnBytes (the report comes about every 1 % of
-// simulated time, so before).
+// suite) has taken a second ($IRQMOD_PROGRESS_AFTER, a duration, changes the second: the tests
+// set 0s, which does not depend on how fast the machine simulates); and the trace's size watch: a
+// warning, once, as soon as the part written so far extrapolates past sim::kTraceWarnBytes (the
+// report comes about every 1 % of simulated time, so before).
 struct Progress {
   Instant wall_start = SteadyClock::now();
+  Duration after = seconds(1);  // a run quicker than this shows no bar
   bool tty = isatty(STDERR_FILENO) != 0;
   bool shown = false;
   std::string label;  // before the bar: irqmod run's "[3/48] basics/pingpong-udp"
@@ -98,7 +100,7 @@ struct Progress {
   static void report(void* context, Instant reached, Instant end) {
     auto* p = static_cast<Progress*>(context);
     p->watch_trace(reached, end);
-    if (!p->tty || SteadyClock::now() - p->wall_start < seconds(1)) return;
+    if (!p->tty || SteadyClock::now() - p->wall_start < p->after) return;
     const double fraction = static_cast<double>(ns_since_epoch(reached)) /
                             static_cast<double>(std::max<std::int64_t>(ns_since_epoch(end), 1));
     const int filled = static_cast<int>(fraction * 40.0);
@@ -112,6 +114,20 @@ struct Progress {
   void done() {
     if (shown) std::fprintf(stderr, "\r\033[K");
     shown = false;
+  }
+  // Reads $IRQMOD_PROGRESS_AFTER; false (with the error written) when it is not a duration.
+  bool read_after(const char* program) {
+    const char* text = std::getenv("IRQMOD_PROGRESS_AFTER");
+    if (!text) return true;
+    const std::optional<std::int64_t> ns = sim::parse_duration_ns(text, "");
+    if (!ns) {
+      std::cerr << program << ": IRQMOD_PROGRESS_AFTER: '" << text
+                << "' is not a duration; allowed: a time of 0 or more in ns, us, ms or s, such "
+                   "as 1s (the default)\n";
+      return false;
+    }
+    after = Duration{*ns};
+    return true;
   }
 };
 
@@ -206,6 +222,8 @@ int run_sim(const SimArgs& args) {
                  "or AF_XDP ([xdp]) run has none (--trace shows its timeline)\n";
     return kExitBadInput;
   }
+  Progress progress;
+  if (!progress.read_after("irqmod sim")) return kExitBadInput;
   // Every output is opened before the run, so that a wrong path costs no simulation.
   std::unique_ptr<Output> json, csv, trace_out, plot, plot_csv;
   if (!args.plot.empty()) {
@@ -226,7 +244,6 @@ int run_sim(const SimArgs& args) {
   std::optional<sim::TraceWriter> trace;
   if (trace_out) trace.emplace(trace_out->stream(), window, detail.value());
 
-  Progress progress;
   progress.trace = trace ? &*trace : nullptr;
   if (const char* limit = std::getenv("IRQMOD_TRACE_WARN_BYTES"); limit && trace) {
     std::uint64_t bytes = 0;
@@ -415,6 +432,8 @@ int run_suite(const RunArgs& args) {
     }
     json = std::move(opened).value();
   }
+  Progress progress;  // the suite's: shown once it has taken a second, the line says which run
+  if (!progress.read_after("irqmod run")) return kExitBadInput;
   std::printf("%-36s %9s %10s %8s %9s %9s %10s %11s %6s %14s %9s\n", "scenario", "sim s", "events",
               "wall s", "p50 us", "p99 us", "max us", "irq/s", "cpu %", "dropped frames",
               "conserved");
@@ -422,7 +441,6 @@ int run_suite(const RunArgs& args) {
   std::vector<sim::RunReport> reports;
   std::vector<RowResult> rows;
   std::map<fs::path, sim::RunReport> by_file;  // for `versus` rows: every run, by its file
-  Progress progress;  // the suite's: shown once it has taken a second, the line says which run
   // One run: `file` with `flags`; its rows are those of `variant` (empty: the file's own).
   const auto run_one = [&](const fs::path& file, const std::string& name,
                            const ScenarioFlags& flags, const std::string& variant) {
