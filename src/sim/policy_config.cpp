@@ -21,6 +21,18 @@ Error rekey(Error e, std::string_view policy_key, std::string_view key) {
   return e;
 }
 
+// ethtool -C's usecs / frames pair as the driver reads it. i40e and ice have no frame threshold
+// (`ethtool -c` shows rx-frames 0; their set_coalesce programs only the interval), and usecs 0
+// is the ITR register at 0, "throttling off" (i40e_set_coalesce accepts 0 to I40E_MAX_ITR,
+// ice_set_rc_coalesce 0 to ICE_ITR_MAX: itr.hpp's device table): each cause interrupts as it
+// comes, which the generic pair spells usecs 0 frames 1. Elsewhere (enetc) 0 / 0 stays
+// ethtool.h's illegal pair, refused by coalesce::validate.
+coalesce::Thresholds driver_pair(NicDriver driver, std::uint32_t usecs, std::uint32_t frames) {
+  const bool itr_register = driver == NicDriver::i40e || driver == NicDriver::ice;
+  if (itr_register && usecs == 0 && frames == 0) return {0, 1};
+  return {usecs, frames};
+}
+
 }  // namespace
 
 napi::Config napi_config(const Scenario& s) {
@@ -47,13 +59,13 @@ napi::Config napi_config(const Scenario& s, std::uint32_t queue) {
 
 coalesce::Settings coalesce_settings(const NicSection& nic) {
   coalesce::Settings s;
-  s.rx.normal = {nic.rx_usecs, nic.rx_frames};
+  s.rx.normal = driver_pair(nic.driver, nic.rx_usecs, nic.rx_frames);
   s.rx.irq = {nic.rx_usecs_irq, nic.rx_frames_irq};
   s.rx.low = {nic.rx_usecs_low, 0};
   s.rx.high = {nic.rx_usecs_high, 0};
   s.rx.adaptive = nic.adaptive_rx;
   s.rx.cqe_mode = nic.cqe_mode_rx;
-  s.tx.normal = {nic.tx_usecs, nic.tx_frames};
+  s.tx.normal = driver_pair(nic.driver, nic.tx_usecs, nic.tx_frames);
   s.pkt_rate_low = nic.pkt_rate_low;
   s.pkt_rate_high = nic.pkt_rate_high;
   s.sample_interval = nic.sample_interval;
@@ -62,7 +74,7 @@ coalesce::Settings coalesce_settings(const NicSection& nic) {
 
 coalesce::Settings tx_coalesce_settings(const NicSection& nic) {
   coalesce::Settings s;
-  s.tx.normal = {nic.tx_usecs, nic.tx_frames};
+  s.tx.normal = driver_pair(nic.driver, nic.tx_usecs, nic.tx_frames);
   return s;
 }
 

@@ -117,6 +117,24 @@ TEST(simulation, coalescing_trades_latency_for_fewer_interrupts) {
   EXPECT_GT(immediate.interrupts.total(), 5 * coalesced.interrupts.total());
 }
 
+// i40e and ice program only the ITR interval: rx-usecs 0 is throttling off, an interrupt per
+// frame, what ethtool's generic pair spells rx-usecs 0 rx-frames 1 (policy_config's
+// driver_pair); enetc keeps ethtool.h's rule that 0 / 0 never interrupts, and is refused.
+TEST(simulation, rx_usecs_0_on_i40e_and_ice_is_throttling_off_and_refused_on_enetc) {
+  const std::string both_off = "rx-usecs = 0\nrx-frames = 0\n";
+  const RunReport per_frame = run(load(ping_pong("rx-usecs = 0\nrx-frames = 1\n")));
+  const RunReport coalesced = run(load(ping_pong("rx-usecs = 50\n")));
+  for (const char* driver : {"i40e", "ice"}) {
+    const RunReport off = run(load(ping_pong(both_off + "driver = \"" + driver + "\"\n")));
+    EXPECT_EQ(off.interrupts.total(), per_frame.interrupts.total()) << driver;
+    EXPECT_EQ(off.latency.percentile(50'000), per_frame.latency.percentile(50'000)) << driver;
+    EXPECT_GT(off.interrupts.total(), 5 * coalesced.interrupts.total()) << driver;
+  }
+  EXPECT_NE(load_error(ping_pong(both_off + "driver = \"enetc\"\n"))
+                .find(": nic.rx-usecs: rx-usecs and rx-frames are both 0"),
+            std::string::npos);
+}
+
 TEST(simulation, busy_polling_answers_faster_than_interrupts_and_spins_the_core) {
   const RunReport interrupts = run(load(ping_pong("rx-usecs = 0\nrx-frames = 1\n")));
   const RunReport busy = run(load(ping_pong("rx-usecs = 0\nrx-frames = 1\n", "busy_read = 50")));
