@@ -125,15 +125,14 @@ TEST(Runner, ABadValueIsTheScenariosDiagnosticNamingTheKey) {
 TEST(Runner, APointTheScenarioRefusesIsNamedWithItsSettings) {
   // Each value is fine alone; together, on enetc, no interrupt would ever fire (i40e, the
   // scenario's driver, takes rx-usecs 0 as throttling off).
-  const Spec spec = pingpong({{"nic.rx-usecs", {"0", "8"}},
-                              {"nic.rx-frames", {"0", "1"}},
-                              {"nic.driver", {"enetc"}}});
+  const Spec spec = pingpong(
+      {{"nic.rx-usecs", {"0", "8"}}, {"nic.rx-frames", {"0", "1"}}, {"nic.driver", {"enetc"}}});
   const Outcome outcome = run_points(spec, {0, 1, 2, 3}, 2);
   ASSERT_TRUE(outcome.error);
   EXPECT_TRUE(outcome.error->bad_input);
-  EXPECT_NE(outcome.error->message.find(
-                "point 0 (nic.rx-usecs=0, nic.rx-frames=0, nic.driver=enetc)"),
-            std::string::npos)
+  EXPECT_NE(
+      outcome.error->message.find("point 0 (nic.rx-usecs=0, nic.rx-frames=0, nic.driver=enetc)"),
+      std::string::npos)
       << outcome.error->message;
 }
 
