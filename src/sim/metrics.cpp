@@ -64,6 +64,15 @@ Duration CpuTime::busy(std::size_t core) const {
   return Duration{std::accumulate(busy_[core].begin(), busy_[core].end(), std::int64_t{0})};
 }
 
+std::optional<double> CpuTime::utilization(Duration measured) const {
+  if (measured <= Duration::zero() || busy_.empty()) return std::nullopt;
+  Duration all{};
+  for (std::size_t c = 0; c < busy_.size(); ++c)
+    all += busy(c);
+  const Duration whole = measured * static_cast<std::int64_t>(busy_.size());
+  return static_cast<double>(all.count()) / static_cast<double>(whole.count());
+}
+
 void DropCounters::subtract(const DropCounters& earlier) {
   for (std::size_t i = 0; i < by_reason_.size(); ++i)
     by_reason_[i] -= earlier.by_reason_[i];

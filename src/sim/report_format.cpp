@@ -29,6 +29,22 @@ void optional_value(JsonWriter& json, std::optional<double> v) {
   }
 }
 
+std::string format_seconds(Duration d) {
+  const std::int64_t ns = d.count();
+  std::string text = std::to_string(ns / 1'000'000'000);
+  std::int64_t fraction = ns % 1'000'000'000;
+  if (fraction < 0) fraction = -fraction;
+  if (fraction != 0) {
+    char digits[16];
+    std::snprintf(digits, sizeof digits, "%09lld", static_cast<long long>(fraction));
+    std::string tail = digits;
+    while (tail.back() == '0')
+      tail.pop_back();
+    text += "." + tail;
+  }
+  return text + " s";
+}
+
 std::string percent(std::optional<double> f) {
   return f ? printf_string("%.1f%%", *f * 100.0) : std::string("n/a");
 }

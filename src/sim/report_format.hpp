@@ -26,4 +26,8 @@ void optional_value(JsonWriter& json, std::optional<double> v);
 // A fraction as "12.3%", or "n/a".
 std::string percent(std::optional<double> f);
 
+// A run's length in seconds, as short as it is exact to the nanosecond: "0.05 s", "2 s",
+// "0.001234567 s".
+std::string format_seconds(Duration d);
+
 }  // namespace irqmod::sim

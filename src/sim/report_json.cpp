@@ -100,11 +100,8 @@ void kernel(JsonWriter& json, const RunReport& r) {
 void cpu(JsonWriter& json, const RunReport& r) {
   json.key("cpu");
   json.begin_object();
-  Duration all_busy{};
-  for (std::size_t c = 0; c < r.cpu.cores(); ++c)
-    all_busy += r.cpu.busy(c);
   json.key("utilization");
-  optional_value(json, fraction(all_busy, r.sim_time * static_cast<std::int64_t>(r.cpu.cores())));
+  optional_value(json, r.cpu.utilization(r.sim_time));
   json.key("per_core");
   json.begin_array();
   for (std::size_t c = 0; c < r.cpu.cores(); ++c) {
@@ -164,6 +161,8 @@ void write_json(std::ostream& out, const RunReport& r) {
   json.begin_object();
   json.field("scenario", r.scenario);
   json.field("seed", r.seed);
+  json.field("platform", r.platform);
+  json.field("constant_inputs", r.constant_inputs);
   json.field("sim_time_ns", static_cast<std::int64_t>(r.sim_time.count()));
   if (r.warmup > Duration::zero())
     json.field("warmup_ns", static_cast<std::int64_t>(r.warmup.count()));

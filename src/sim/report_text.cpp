@@ -11,12 +11,13 @@ namespace irqmod::sim {
 namespace {
 
 void header(std::ostream& out, const RunReport& r) {
-  out << "scenario " << r.scenario << ", seed " << r.seed << ", simulated "
-      << format_usec(r.sim_time.count()) << " us";
-  if (r.warmup > Duration::zero())
-    out << " after " << format_usec(r.warmup.count()) << " us of warm-up";
+  out << "scenario " << r.scenario << ", seed " << r.seed << ", platform "
+      << (r.platform == kNoPlatform ? "none (the scenario's own costs only)" : r.platform)
+      << ", simulated " << format_seconds(r.sim_time);
+  if (r.warmup > Duration::zero()) out << " after " << format_seconds(r.warmup) << " of warm-up";
   out << ", " << r.events << " events";
-  if (r.wall_ns >= 0) out << ", wall " << format_usec(r.wall_ns) << " us";
+  if (r.wall_ns >= 0)
+    out << ", wall " << printf_string("%.3f s", static_cast<double>(r.wall_ns) / 1e9);
   out << "\n";
   if (r.kernel.empty()) return;
   // The core rows and nic.driver's (irqmod kernel-diff lists every driver's).
@@ -31,7 +32,7 @@ void header(std::ostream& out, const RunReport& r) {
 
 void interrupts(std::ostream& out, const RunReport& r) {
   const auto ips = per_second(r.interrupts.total(), r.sim_time);
-  out << "interrupts: " << r.interrupts.total() << " ("
+  out << "device hardirqs: " << r.interrupts.total() << " ("
       << (ips ? printf_string("%.0f", *ips) : "n/a") << "/s)";
   for (std::size_t v = 0; v < r.interrupts.vectors(); ++v) {
     const auto vps = per_second(r.interrupts.count_of(v), r.sim_time);
@@ -41,7 +42,12 @@ void interrupts(std::ostream& out, const RunReport& r) {
   out << "\n";
 }
 
+// "cpu %" has one meaning in every output: the busy time of all the run's cores over the measured
+// time, as a mean over the cores (100 % is every core busy; `irqmod run`'s and the sweep CSV's
+// cpu_percent, seed rows' "cpu"); the per-core lines after it.
 void cpu(std::ostream& out, const RunReport& r) {
+  out << "cpu: " << percent(r.cpu.utilization(r.sim_time)) << " busy, the mean over "
+      << r.cpu.cores() << (r.cpu.cores() == 1 ? " core" : " cores") << " (per core below)\n";
   for (std::size_t c = 0; c < r.cpu.cores(); ++c) {
     out << "cpu " << c << ": busy " << percent(fraction(r.cpu.busy(c), r.sim_time)) << " (";
     for (std::size_t k = 0; k < kNumContextKinds; ++k) {
@@ -93,6 +99,14 @@ void write_text(std::ostream& out, const RunReport& r) {
   // and "No messages were received from the server" would be false.
   if (r.latency.count() > 0 || (!r.xdp && !r.storage))
     out << sockperf_summary(r.latency, r.sockperf);
+  if (r.latency.count() > 0 && r.constant_inputs) {
+    // The spread left is the model's own (queueing, batching, coalescing); a ping-pong has none.
+    out << "note: every cost and arrival of this run is a constant, so its latency spread is only "
+           "what queueing and batching make of them"
+        << (r.latency.min() == r.latency.max() ? " (none here: one number by construction)" : "")
+        << "; a platform whose costs are measured distributions adds the machine's "
+           "(platforms/epyc-vm.toml, which `irqmod calibrate` wrote; run it for this host's)\n";
+  }
   if (r.stranded_frames > 0) write_row_text(out, kStrandedFrames, r, t);
   if (r.tcp_loss_probes > 0) write_row_text(out, kLossProbes, r, t);
   interrupts(out, r);

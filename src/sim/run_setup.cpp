@@ -8,6 +8,8 @@ namespace irqmod::sim {
 void start_run(Machine& m, const Scenario& s, std::uint32_t vectors) {
   RunReport& report = m.world.report;
   report.scenario = s.scenario.name;
+  report.platform = s.platform;
+  report.constant_inputs = inputs_are_constant(s);
   report.seed = s.scenario.seed;
   report.sim_time = s.scenario.duration;
   report.interrupts = InterruptCounters(vectors);
@@ -17,6 +19,26 @@ void start_run(Machine& m, const Scenario& s, std::uint32_t vectors) {
       s.cpu.sched_slice > Duration::zero() ? s.cpu.sched_slice : kernel_slice(s.cpu.cores);
   for (std::uint32_t c = 0; c < s.cpu.cores; ++c)
     m.cores.emplace_back(m.world, c, Rng(s.scenario.seed, stream::kCpuCosts + c), slice);
+}
+
+bool inputs_are_constant(const Scenario& s) {
+  if (s.lab.device != LabDevice::none && s.lab.client == LabClient::load) return false;
+  for (const KeySpec& key : schema()) {
+    if (key.kind != ValueKind::distribution) continue;
+    // A drive's service time is drawn only in a storage run (its default is a uniform range).
+    if (key.name.substr(0, 8) == "storage." && s.storage.drives == 0) continue;
+    const bool per_flow = key.name.substr(0, 8) == "traffic.";
+    const std::size_t entries = per_flow ? 1 + s.flows.size() : 1;
+    for (std::size_t e = 0; e < entries; ++e) {
+      const Value v = key.binding.load(s, e);
+      if (!std::get<Distribution>(v).is_constant()) return false;
+    }
+  }
+  const auto fixed = [](const TrafficSection& t) {
+    return t.kind != TrafficKind::poisson && t.kind != TrafficKind::request_response &&
+           t.kind != TrafficKind::pcap;
+  };
+  return fixed(s.traffic) && std::all_of(s.flows.begin(), s.flows.end(), fixed);
 }
 
 std::vector<NetRx*> add_net_rx(Machine& m, const Scenario& s, std::size_t contexts) {

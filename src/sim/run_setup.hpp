@@ -37,6 +37,13 @@ struct Machine {
 // the scheduler's slice (cpu.sched-slice, or the kernel's for that many cores).
 void start_run(Machine& machine, const Scenario& scenario, std::uint32_t vectors);
 
+// Whether nothing in the run is drawn: every distribution-valued key (the [cpu] costs, each
+// flow's jitter and peer turnaround, a drive's service time) is a constant, and every flow's
+// arrivals are a fixed schedule (not Poisson, open-loop requests or a capture), and a lab run's
+// client is sockperf (irqmod load's requests are Poisson). Its latency percentiles are then one
+// number by construction, which the report says beside them.
+bool inputs_are_constant(const Scenario& scenario);
+
 // NET_RX on every core, each with room for `contexts` NAPI contexts on its poll list (napi.*'s
 // budgets, ksoftirqd); by core.
 std::vector<NetRx*> add_net_rx(Machine& machine, const Scenario& scenario, std::size_t contexts);

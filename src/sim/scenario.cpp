@@ -766,16 +766,9 @@ std::optional<Error> check_napi_extensions(const Scenario& s) {
   return std::nullopt;
 }
 
-}  // namespace
-
-Expected<std::string> find_platform(std::string_view name, std::string_view scenario_file) {
+// Where platform files are looked for, in order (find_platform's comment in scenario.hpp).
+std::vector<std::filesystem::path> platform_dirs(std::string_view scenario_file) {
   namespace fs = std::filesystem;
-  if (name.empty() || name.find('/') != std::string_view::npos || name.front() == '.') {
-    return Error{"platform", "'" + std::string(name) +
-                                 "' is not a platform name; allowed: the name of a file in "
-                                 "platforms/ without its .toml, such as \"x86-i40e\""};
-  }
-  const std::string file = std::string(name) + ".toml";
   std::vector<fs::path> searched;
   std::error_code ec;
   fs::path dir = fs::absolute(fs::path(std::string(scenario_file)), ec).parent_path();
@@ -793,11 +786,14 @@ Expected<std::string> find_platform(std::string_view name, std::string_view scen
       rest = rest.substr(colon + 1);
     }
   }
-  const std::string installed = (fs::path(share_dir()) / "platforms").string();
-  searched.emplace_back(installed);
-  for (const fs::path& d : searched) {
-    if (fs::is_regular_file(d / file, ec)) return (d / file).string();
-  }
+  searched.emplace_back(fs::path(share_dir()) / "platforms");
+  return searched;
+}
+
+// The platform names in `searched`, sorted, joined by ", ".
+std::string platforms_in(const std::vector<std::filesystem::path>& searched) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
   std::vector<std::string> found;
   for (const fs::path& d : searched) {
     for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator();
@@ -811,8 +807,28 @@ Expected<std::string> find_platform(std::string_view name, std::string_view scen
   std::string known;
   for (const std::string& f : found)
     known += (known.empty() ? "" : ", ") + f;
+  return known;
+}
+
+}  // namespace
+
+Expected<std::string> find_platform(std::string_view name, std::string_view scenario_file) {
+  namespace fs = std::filesystem;
+  if (name.empty() || name.find('/') != std::string_view::npos || name.front() == '.') {
+    return Error{"platform", "'" + std::string(name) +
+                                 "' is not a platform name; allowed: the name of a file in "
+                                 "platforms/ without its .toml, such as \"x86-i40e\""};
+  }
+  const std::string file = std::string(name) + ".toml";
+  const std::vector<fs::path> searched = platform_dirs(scenario_file);
+  std::error_code ec;
+  for (const fs::path& d : searched) {
+    if (fs::is_regular_file(d / file, ec)) return (d / file).string();
+  }
+  const std::string known = platforms_in(searched);
   return Error{"platform", "no platform '" + std::string(name) + "' (" + file +
-                               ") beside the scenario, in IRQMOD_PLATFORM_PATH or in " + installed +
+                               ") beside the scenario, in IRQMOD_PLATFORM_PATH or in " +
+                               searched.back().string() +
                                "; allowed: " + (known.empty() ? std::string("none found") : known)};
 }
 
@@ -1226,8 +1242,24 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
   for (TopLevel* top : {&platform, &kernel}) {
     if (auto d = read_top_level(*root, overrides, file, *top)) return *d;
   }
-  if (platform.value) {
-    if (auto d = apply_platform(*platform.value, file, platform.line, scenario)) return *d;
+  // No silent default for the physics (issue 30): without a platform every cost the file does not
+  // set would be 0. "none" says so on purpose (the tests' own cost models, a fuzzer's input).
+  if (!platform.value) {
+    const std::string known = platforms_in(platform_dirs(file));
+    return Diagnostic{
+        file, 0,
+        Error{"platform",
+              "the scenario names no platform, so every machine cost it does not set ([cpu]'s, "
+              "nic.dma-delay) would be 0; allowed: platform = \"NAME\" at the top of the file (or "
+              "--set "
+              "platform=NAME) with NAME one of " +
+                  (known.empty() ? std::string("the files of platforms/") : known) +
+                  ", or platform = \"none\" for the file's own costs only"}};
+  }
+  if (*platform.value == kNoPlatform) {
+    scenario.platform = std::string(kNoPlatform);
+  } else if (auto d = apply_platform(*platform.value, file, platform.line, scenario)) {
+    return *d;
   }
   if (kernel.value) {
     if (auto d = apply_kernel(*kernel.value, kernel_driver(*root, overrides), file, kernel.line,

@@ -162,7 +162,8 @@ Expected<double> seed_row_value(const SeedRow& row, const RunReport& r) {
   if (m.base == "interrupts.core") {
     if (*m.index >= r.cores.size())
       return Error{"metric", row.metric + ": the run has no such core"};
-    return rate(r.cores[*m.index].interrupts);
+    const CoreCounters& c = r.cores[*m.index];
+    return rate(c.device_irqs + c.timer_irqs);  // /proc/interrupts' row sum: device and timer
   }
   if (m.base == "interrupts.vector") {
     if (*m.index >= r.interrupts.vectors()) {

@@ -22,6 +22,7 @@ constexpr Alias kAliases[] = {
     {"max", "latency_max_ns", "us"},
     {"avg", "latency_avg_ns", "us"},
     {"cpu", "cpu_percent", "%"},
+    {"busiest-cpu", "busiest_cpu_percent", "%"},
     {"app-cpu", "app_cpu_percent", "%"},
     {"interrupts", "interrupts_per_second", "/s"},
     {"pps", "pps", "/s"},

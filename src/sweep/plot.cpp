@@ -140,7 +140,7 @@ Expected<std::string> frontier_data(const Table& table, std::vector<Latency>& ro
 // How a metric column is drawn: the axis it shares with the columns of its unit (the values are
 // metric_value's: times in µs) and the series' title.
 struct Drawn {
-  std::string axis;   // the axis label, one per unit: "time (µs)", "CPU (% of one core)", ...
+  std::string axis;   // the axis label, one per unit: "time (µs)", "CPU (% of all cores)", ...
   std::string title;  // "latency_p99 (µs)"
 };
 
@@ -155,7 +155,9 @@ Drawn drawn_as(const std::string& column) {
   }
   if (ends_with(base, "_ns"))
     return {"time (µs)", base.substr(0, base.size() - 3) + bound + " (µs)"};
-  if (base == "cpu_percent") return {"CPU (% of one core)", column};
+  if (base == "cpu_percent") return {"CPU (% of all cores)", column};
+  if (base == "busiest_cpu_percent" || base == "app_cpu_percent")
+    return {"CPU (% of one core)", column};
   if (base == "interrupts_per_second" || base == "pps") return {"per second", column};
   if (base == "bps") return {"bits per second", column};
   static constexpr std::string_view kCounts[] = {"events",  "latency_count", "interrupts",
@@ -324,7 +326,7 @@ Expected<PlotFiles> make_plot(const Table& table, const PlotRequest& request,
       s << "set xrange [0:1]\nset yrange [0:1]\nset offsets 0, 0, 0, 0\nunset key\n"
         << "unset xtics\nunset ytics\nset label 1 " << double_quoted(why + "\n" + detail)
         << " at graph 0.5, graph 0.5 center noenhanced\n";
-      for (const char* xlabel : {"CPU (% of one core)", "interrupts/s"})
+      for (const char* xlabel : {"CPU (% of all cores)", "interrupts/s"})
         s << "set xlabel '" << xlabel << "'\nplot 2 notitle\n";
       s << "unset multiplot\n";
       files.script = s.str();
@@ -359,7 +361,7 @@ Expected<PlotFiles> make_plot(const Table& table, const PlotRequest& request,
       }
       s << "\n";
     };
-    panel("CPU (% of one core)", 1, 1);
+    panel("CPU (% of all cores)", 1, 1);
     panel("interrupts/s", 2, 2);
     s << "unset multiplot\n";
   } else {

@@ -29,6 +29,7 @@ std::vector<std::string> metric_columns() {
   auto cells = split_csv_line(std::string_view(all).substr(0, all.find('\n')));
   std::vector<std::string> out = std::move(cells).value();
   out.emplace_back("cpu_percent");
+  out.emplace_back("busiest_cpu_percent");
   out.emplace_back("app_cpu_percent");
   return out;
 }
@@ -46,18 +47,22 @@ std::string percent_of(Duration busy, Duration sim_time) {
              : std::string();
 }
 
-// One run's metric cells: sim::write_csv's row, then cpu_percent (every core) and app_cpu_percent
-// (the core of application thread 0, cpu.app-core: the server's in a lab run).
+// One run's metric cells: sim::write_csv's row, then cpu_percent (CpuTime::utilization: the mean
+// over every core, the report's "cpu"), busiest_cpu_percent (the busiest core's, of that core: a
+// saturated core the mean hides) and app_cpu_percent (the core of application thread 0,
+// cpu.app-core: the server's in a lab run).
 std::vector<std::string> run_cells(const sim::RunReport& report, std::uint32_t app_core) {
   std::ostringstream text;
   sim::write_csv(text, report, false);
   std::string line = text.str();
   if (!line.empty() && line.back() == '\n') line.pop_back();
   std::vector<std::string> cells = split_csv_line(line).value();
-  Duration busy{};
+  const std::optional<double> mean = report.cpu.utilization(report.sim_time);
+  cells.push_back(mean ? fixed3(100.0 * *mean) : std::string());
+  Duration busiest{};
   for (std::size_t c = 0; c < report.cpu.cores(); ++c)
-    busy += report.cpu.busy(c);
-  cells.push_back(percent_of(busy, report.sim_time));
+    busiest = std::max(busiest, report.cpu.busy(c));
+  cells.push_back(report.cpu.cores() > 0 ? percent_of(busiest, report.sim_time) : std::string());
   cells.push_back(app_core < report.cpu.cores()
                       ? percent_of(report.cpu.busy(app_core), report.sim_time)
                       : std::string());

@@ -5,8 +5,8 @@
 #include "irqmod/sim/simulation.hpp"
 
 int main() {
-  const irqmod::sim::LoadResult loaded =
-      irqmod::sim::load_scenario_text("[scenario]\nduration = \"2ms\"\n", "consumer.toml");
+  const irqmod::sim::LoadResult loaded = irqmod::sim::load_scenario_text(
+      "platform = \"none\"\n[scenario]\nduration = \"2ms\"\n", "consumer.toml");
   if (!loaded) {
     std::fprintf(stderr, "sim_consumer: %s\n", loaded.error().what().c_str());
     return 1;

@@ -14,6 +14,7 @@
 #include "irqmod/sim/simulation.hpp"
 #include "sim/app/server.hpp"
 #include "sim/builder.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -53,7 +54,8 @@ rx-usecs = 50
 )";
 
 Scenario load(const std::string& text, const std::vector<std::string>& sets) {
-  LoadResult loaded = load_scenario_text(text + kCosts, "test.toml", sets);
+  LoadResult loaded =
+      load_scenario_text(text + kCosts, "test.toml", test::costs_only(text + kCosts, sets));
   EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().what());
   return loaded.ok() ? loaded.value() : default_scenario();
 }

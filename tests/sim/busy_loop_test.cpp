@@ -18,6 +18,7 @@
 #include "irqmod/sim/random.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/builder.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -59,7 +60,7 @@ BusyPollSettings settings(Distribution iteration = Distribution::constant_ns(200
 
 struct Fixture {
   Fixture() {
-    LoadResult loaded = load_scenario_text(kScenario, "test.toml");
+    LoadResult loaded = load_scenario_text(kScenario, "test.toml", test::costs_only(kScenario, {}));
     EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().what());
     if (!loaded.ok()) return;
     scenario = loaded.value();

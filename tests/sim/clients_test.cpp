@@ -15,6 +15,7 @@
 #include "irqmod/sim/random.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/builder.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -37,7 +38,8 @@ rx-usecs = 100000
 
 struct Fixture {
   explicit Fixture(const std::vector<std::string>& sets = {}) {
-    LoadResult loaded = load_scenario_text(kScenario, "test.toml", sets);
+    LoadResult loaded =
+        load_scenario_text(kScenario, "test.toml", test::costs_only(kScenario, sets));
     EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().what());
     if (!loaded.ok()) return;
     scenario = loaded.value();
@@ -278,15 +280,16 @@ TEST(clients, request_sender_reports_the_round_trip_plus_the_client_delay_when_a
 TEST(clients, the_round_trip_report_and_its_delay_are_request_response_keys) {
   const std::string rr = "[traffic]\nkind = \"request-response\"\nrate = 1000\n";
   EXPECT_TRUE(
-      load_scenario_text(
-          rr, "t.toml", std::vector<std::string>{"traffic.latency=rtt", "traffic.client-delay=5us"})
+      load_scenario_text(rr, "t.toml",
+                         test::costs_only(rr, {"traffic.latency=rtt", "traffic.client-delay=5us"}))
           .ok());
   const LoadResult no_rtt =
-      load_scenario_text(rr, "t.toml", std::vector<std::string>{"traffic.client-delay=5us"});
+      load_scenario_text(rr, "t.toml", test::costs_only(rr, {"traffic.client-delay=5us"}));
   ASSERT_FALSE(no_rtt.ok());
   EXPECT_NE(no_rtt.error().what().find("client-delay"), std::string::npos);
-  const LoadResult ping = load_scenario_text("[traffic]\nkind = \"ping-pong\"\n", "t.toml",
-                                             std::vector<std::string>{"traffic.latency=rtt"});
+  const LoadResult ping =
+      load_scenario_text("[traffic]\nkind = \"ping-pong\"\n", "t.toml",
+                         std::vector<std::string>{"traffic.latency=rtt", "platform=none"});
   ASSERT_FALSE(ping.ok());
   EXPECT_NE(ping.error().what().find("latency"), std::string::npos);
 }

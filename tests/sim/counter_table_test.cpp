@@ -214,8 +214,12 @@ TEST(counter_table, every_count_the_report_holds_is_subtracted_at_the_warm_up) {
     for (const auto& c : table.counters) {
       const bool counted = c.unit == Unit::count || c.unit == Unit::bytes || c.unit == Unit::area;
       if (!c.at.subtract) {
-        // Computed from what the warm-up's end starts again (a histogram), or an id.
+        // Computed from what the warm-up's end starts again (a histogram), from subtracted
+        // counters (derived), or an id.
         EXPECT_NE(c.warmup, Warmup::subtract) << c.name << " has nothing to subtract";
+        if (c.warmup == Warmup::derived) {
+          EXPECT_TRUE(counted) << c.name;
+        }
       } else if (counted) {
         EXPECT_EQ(c.warmup, Warmup::subtract)
             << c.name << " counts from the run's start: the report must subtract the warm-up's";
@@ -243,7 +247,8 @@ TEST(counter_table, the_warm_up_leaves_in_every_table_what_came_after_it) {
         const CounterValue got = c.at.read(*rows[i]);
         const CounterValue before = c.at.read(*end_rows[i]);
         const CounterValue warm = c.at.read(*warm_rows[i]);
-        if (c.warmup == Warmup::subtract) {
+        if (c.warmup == Warmup::subtract || c.warmup == Warmup::derived) {
+          // A derived counter is linear in subtracted ones: it moves by as much as they did.
           EXPECT_EQ(got.integer, before.integer - warm.integer) << c.name;
           EXPECT_EQ(got.real, before.real - warm.real) << c.name;
         } else {

@@ -65,8 +65,8 @@ TEST(msix, raise_counts_the_interrupt_per_vector_and_per_core_at_once) {
   const std::uint32_t v = t.msix.add(t.core1, calls.handler());
   t.msix.raise(v, false);
   EXPECT_EQ(t.world.report.interrupts.count_of(v), 1U);
-  EXPECT_EQ(t.world.report.cores[1].interrupts, 1U);
-  EXPECT_EQ(t.world.report.cores[0].interrupts, 0U);
+  EXPECT_EQ(t.world.report.cores[1].device_irqs, 1U);
+  EXPECT_EQ(t.world.report.cores[0].device_irqs, 0U);
   EXPECT_TRUE(calls.at.empty());  // the handler runs when the hardirq's time has passed
   EXPECT_EQ(t.core1.jobs_at(Level::hardirq), 1U);
 }
@@ -97,7 +97,7 @@ TEST(msix, handles_a_second_message_of_a_vector_after_the_first) {
   t.run_to(at_ns(10'000));
   EXPECT_EQ(calls.at, (std::vector<Instant>{at_ns(1500), at_ns(3000)}));
   EXPECT_EQ(t.world.report.interrupts.count_of(v), 2U);
-  EXPECT_EQ(t.world.report.cores[0].interrupts, 2U);
+  EXPECT_EQ(t.world.report.cores[0].device_irqs, 2U);
   EXPECT_EQ(t.world.report.cpu.busy(0, ContextKind::hardirq), nanoseconds(3000));
 }
 
@@ -117,8 +117,8 @@ TEST(msix, keeps_two_vectors_on_two_cores_apart) {
   EXPECT_EQ(on1.core, (std::vector<std::uint32_t>{1, 1}));
   EXPECT_EQ(t.world.report.interrupts.count_of(v0), 1U);
   EXPECT_EQ(t.world.report.interrupts.count_of(v1), 2U);
-  EXPECT_EQ(t.world.report.cores[0].interrupts, 1U);
-  EXPECT_EQ(t.world.report.cores[1].interrupts, 2U);
+  EXPECT_EQ(t.world.report.cores[0].device_irqs, 1U);
+  EXPECT_EQ(t.world.report.cores[1].device_irqs, 2U);
   EXPECT_EQ(t.world.report.cpu.busy(0, ContextKind::hardirq), nanoseconds(1500));
   EXPECT_EQ(t.world.report.cpu.busy(1, ContextKind::hardirq), nanoseconds(3000));
 }

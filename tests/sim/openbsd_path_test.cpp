@@ -17,6 +17,7 @@
 #include "irqmod/sim/simulation.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/scheduler.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/nic/mclgeti.hpp"
 #include "sim/world.hpp"
 
@@ -28,13 +29,13 @@ Instant at_us(std::int64_t n) {
 }
 
 Scenario load(const std::string& text, std::vector<std::string> sets = {}) {
-  LoadResult r = load_scenario_text(text, "test.toml", sets);
+  LoadResult r = load_scenario_text(text, "test.toml", test::costs_only(text, sets));
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
   return r.value();
 }
 
 std::string load_error(const std::string& text, const std::vector<std::string>& sets = {}) {
-  LoadResult r = load_scenario_text(text, "test.toml", sets);
+  LoadResult r = load_scenario_text(text, "test.toml", test::costs_only(text, sets));
   EXPECT_FALSE(r.ok());
   return r.ok() ? std::string() : r.error().what();
 }
@@ -672,7 +673,9 @@ TEST(openbsd_keys, watermark_keys_and_hz_are_refused_without_mclgeti) {
             "test.toml:3: nic.mclgeti-hwm: " + tail);
   EXPECT_EQ(load_error("[cpu]\nhz = 1000\n"), "test.toml:2: cpu.hz: " + tail);
   // Their defaults, written out, are accepted.
-  EXPECT_TRUE(load_scenario_text("[nic]\nmclgeti-lwm = 4\n[cpu]\nhz = 100\n", "test.toml").ok());
+  EXPECT_TRUE(load_scenario_text("[nic]\nmclgeti-lwm = 4\n[cpu]\nhz = 100\n", "test.toml",
+                                 std::vector<std::string>{"platform=none"})
+                  .ok());
 }
 
 TEST(openbsd_keys, mclgeti_refuses_a_refill_batch_a_refill_delay_and_marks_beyond_the_ring) {
@@ -694,7 +697,7 @@ TEST(openbsd_keys, mclgeti_refuses_a_refill_batch_a_refill_delay_and_marks_beyon
             "(nic.mclgeti-hwm)");
   EXPECT_TRUE(load_scenario_text("[nic]\nrefill = \"mclgeti\"\nrx-ring = 64\nmclgeti-hwm = 64\n"
                                  "mclgeti-lwm = 64\nalloc-fail-ppm = 10\n[cpu]\nhz = 1000\n",
-                                 "test.toml")
+                                 "test.toml", std::vector<std::string>{"platform=none"})
                   .ok());
   EXPECT_EQ(load_error("[nic]\nalloc-fail-ppm = 10\n"),
             "test.toml:2: nic.alloc-fail-ppm: allocations happen only with nic.refill = \"cpu\" "
@@ -706,8 +709,9 @@ TEST(openbsd_keys, a_poll_in_the_interrupt_handler_needs_the_backlog) {
             "test.toml:2: napi.poll-in-irq: a poll in the interrupt handler hands its frames to "
             "the backlog (netif_rx, OpenBSD's ipintrq); allowed: true with napi.rx-backlog = "
             "true");
-  EXPECT_TRUE(
-      load_scenario_text("[napi]\npoll-in-irq = true\nrx-backlog = true\n", "test.toml").ok());
+  EXPECT_TRUE(load_scenario_text("[napi]\npoll-in-irq = true\nrx-backlog = true\n", "test.toml",
+                                 std::vector<std::string>{"platform=none"})
+                  .ok());
   EXPECT_NE(load_error("[napi]\nnetdev_max_backlog = 0\n").find("napi.netdev_max_backlog"),
             std::string::npos);
 }

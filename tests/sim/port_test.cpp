@@ -13,6 +13,7 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "sim/builder.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -59,7 +60,8 @@ rx-usecs = 50
 // A host built from `text`, run the way simulate() runs it, recording each event's time.
 struct Fixture {
   explicit Fixture(const std::string& text, const std::vector<std::string>& sets = {}) {
-    LoadResult loaded = load_scenario_text(std::string(kLink) + text, "test.toml", sets);
+    LoadResult loaded = load_scenario_text(std::string(kLink) + text, "test.toml",
+                                           test::costs_only(std::string(kLink) + text, sets));
     EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().what());
     if (!loaded.ok()) return;
     scenario = loaded.value();

@@ -15,6 +15,7 @@
 #include "irqmod/napi/vector.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/builder.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -44,7 +45,8 @@ rx-refill = 100
 
 struct Fixture {
   explicit Fixture(const std::vector<std::string>& sets = {}) {
-    LoadResult loaded = load_scenario_text(kScenario, "test.toml", sets);
+    LoadResult loaded =
+        load_scenario_text(kScenario, "test.toml", test::costs_only(kScenario, sets));
     EXPECT_TRUE(loaded.ok()) << (loaded.ok() ? "" : loaded.error().what());
     if (!loaded.ok()) return;
     scenario = loaded.value();
@@ -94,7 +96,7 @@ TEST(queue_vector, the_interrupt_schedules_the_napi_context_on_the_vectors_core)
   f.land(1);
   f.run_to(52'299);  // interrupt at 51 000, entry + handler 1300 ns on core 1
   EXPECT_EQ(f.vector().napi().context().owner(), napi::Owner::none);
-  EXPECT_EQ(f.world.report.cores[1].interrupts, 1U);
+  EXPECT_EQ(f.world.report.cores[1].device_irqs, 1U);
   f.run_to(52'300);  // napi_schedule from the handler, NET_RX on its way out
   EXPECT_EQ(f.vector().napi().context().owner(), napi::Owner::softirq);
   EXPECT_EQ(f.world.report.cores[1].polls, 1U);  // the poll has begun there

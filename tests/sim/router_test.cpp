@@ -8,6 +8,7 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/load_helpers.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -38,13 +39,13 @@ forward = 800
 }
 
 Scenario load(const std::string& text, std::vector<std::string> sets = {}) {
-  LoadResult r = load_scenario_text(text, "test.toml", sets);
+  LoadResult r = load_scenario_text(text, "test.toml", test::costs_only(text, sets));
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
   return r.value();
 }
 
 std::string load_error(const std::string& text) {
-  LoadResult r = load_scenario_text(text, "test.toml");
+  LoadResult r = load_scenario_text(text, "test.toml", test::costs_only(text, {}));
   EXPECT_FALSE(r.ok());
   return r.ok() ? std::string() : r.error().what();
 }

@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/load_helpers.hpp"
+
 namespace irqmod::sim {
 namespace {
 
 LoadResult load(std::string_view text, std::vector<std::string> overrides = {}) {
-  return load_scenario_text(text, "test.toml", overrides);
+  return load_scenario_text(text, "test.toml", test::costs_only(text, overrides));
 }
 
 std::string error_of(std::string_view text, std::vector<std::string> overrides = {}) {
@@ -111,7 +113,8 @@ app-core = 1
 }
 
 TEST(scenario, the_name_defaults_to_the_files_stem) {
-  const LoadResult r = load_scenario_text("", "scenarios/seed-004-lli.toml");
+  const LoadResult r = load_scenario_text("", "scenarios/seed-004-lli.toml",
+                                          std::vector<std::string>{"platform=none"});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->scenario.name, "seed-004-lli");
 }
@@ -231,8 +234,36 @@ TEST(scenario, cross_key_checks_use_the_policy_validators_and_point_at_the_line)
             "test.toml:3: cpu.irq-cores: 2 is not a core; allowed: 0 to 1 (cpu.cores = 2)");
 }
 
+// No silent default for the physics: a scenario names its platform, or "none" for its own costs
+// only (issue 30, item 2).
+TEST(scenario, a_scenario_without_a_platform_is_refused_and_none_keeps_only_its_own_costs) {
+  const LoadResult bare = load_scenario_text("[cpu]\nsyscall = 150\n", "test.toml");
+  ASSERT_FALSE(bare.ok());
+  EXPECT_EQ(bare.error().what().rfind("test.toml: platform: the scenario names no platform, so "
+                                      "every machine cost it does not set",
+                                      0),
+            0u)
+      << bare.error().what();
+  EXPECT_NE(bare.error().what().find("or platform = \"none\""), std::string::npos);
+  const LoadResult none =
+      load_scenario_text("platform = \"none\"\n[cpu]\nsyscall = 150\n", "test.toml");
+  ASSERT_TRUE(none.ok()) << none.error().what();
+  EXPECT_EQ(none->platform, "none");
+  EXPECT_NE(none->cpu.syscall, default_scenario().cpu.syscall);      // the file's 150 ns
+  EXPECT_EQ(none->cpu.irq_entry, default_scenario().cpu.irq_entry);  // 0: not charged
+  // --set platform=none stands for the line; a platform named on the command line is applied.
+  const std::vector<std::string> set_none{"platform=none"};
+  EXPECT_TRUE(load_scenario_text("[cpu]\nsyscall = 150\n", "test.toml", set_none).ok());
+  const std::vector<std::string> set_preset{"platform=x86-i40e"};
+  const LoadResult preset = load_scenario_text(
+      "[cpu]\nsyscall = 150\n", std::string(IRQMOD_SCENARIO_DIR) + "/probe.toml", set_preset);
+  ASSERT_TRUE(preset.ok()) << preset.error().what();
+  EXPECT_NE(preset->cpu.irq_entry, default_scenario().cpu.irq_entry);
+}
+
 TEST(scenario, write_toml_loads_back_to_the_same_scenario) {
   Scenario s = default_scenario();
+  s.platform = std::string(kNoPlatform);
   s.scenario.name = "tab\there \"quoted\" back\\slash \x7f";
   s.scenario.duration = nanoseconds(1'234'567);
   s.link.speed_bps = 2'500'000'000;
@@ -519,7 +550,7 @@ struct ScenarioDir {
 TEST(scenario_paths, a_capture_named_by_a_file_is_found_beside_it_and_a_set_one_as_typed) {
   const ScenarioDir d("irqmod-paths");
   const std::string file = d.write(
-      "[traffic]\nkind = \"pcap\"\npcap = \"captures/a.pcap\"\n"
+      "platform = \"none\"\n[traffic]\nkind = \"pcap\"\npcap = \"captures/a.pcap\"\n"
       "[[flow]]\nkind = \"pcap\"\npcap = \"../b.pcap\"\n"
       "[[flow]]\nkind = \"pcap\"\npcap = \"/abs/c.pcap\"\n");
   const LoadResult r = load_scenario_file(file);

@@ -7,6 +7,7 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/load_helpers.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -33,7 +34,7 @@ resolution = 5000
 )";
 
 Scenario load(const std::string& text, std::vector<std::string> sets = {}) {
-  LoadResult r = load_scenario_text(text, "test.toml", sets);
+  LoadResult r = load_scenario_text(text, "test.toml", test::costs_only(text, sets));
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
   return r.value();
 }
@@ -100,13 +101,13 @@ TEST(search, without_a_search_there_is_one_run_and_no_search_result) {
 
 TEST(search, its_keys_are_checked) {
   const std::vector<std::string> high{"search.high=40000"};
-  LoadResult bad = load_scenario_text(kHost, "test.toml", high);
+  LoadResult bad = load_scenario_text(kHost, "test.toml", test::costs_only(kHost, high));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(std::string(bad.error().what()),
             "test.toml: search.high: 40000 frames/s is not above search.low; allowed: 0 (line "
             "rate) or more than 50000");
   const std::vector<std::string> ping{"traffic.kind=ping-pong"};
-  bad = load_scenario_text(kHost, "test.toml", ping);
+  bad = load_scenario_text(kHost, "test.toml", test::costs_only(kHost, ping));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(std::string(bad.error().what()).find("search.kind: the search sets [traffic]'s rate"),
             std::string::npos);

@@ -22,8 +22,8 @@ RunReport report() {
   for (int i = 0; i < 4'000; ++i)
     r.interrupts.count(1);
   r.cores.resize(2);
-  r.cores[0].interrupts = 16'000;
-  r.cores[1].interrupts = 4'000;
+  r.cores[0].device_irqs = 16'000;
+  r.cores[1].device_irqs = 4'000;
   r.cpu = CpuTime(2);
   r.cpu.charge(0, ContextKind::softirq, milliseconds(1'500));
   r.cpu.charge(1, ContextKind::thread, milliseconds(500));

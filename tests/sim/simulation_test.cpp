@@ -16,6 +16,7 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/trace.hpp"
+#include "sim/load_helpers.hpp"
 
 namespace irqmod::sim {
 namespace {
@@ -48,7 +49,7 @@ msg-size = 64
 }
 
 Scenario load(const std::string& text, std::vector<std::string> sets = {}) {
-  LoadResult r = load_scenario_text(text, "test.toml", sets);
+  LoadResult r = load_scenario_text(text, "test.toml", test::costs_only(text, sets));
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().what());
   return r.value();
 }
@@ -61,7 +62,7 @@ Scenario load_shipped(const std::string& name, const std::vector<std::string>& s
 }
 
 std::string load_error(const std::string& text) {
-  LoadResult r = load_scenario_text(text, "test.toml");
+  LoadResult r = load_scenario_text(text, "test.toml", test::costs_only(text, {}));
   EXPECT_FALSE(r.ok());
   return r.ok() ? std::string() : r.error().what();
 }
@@ -923,7 +924,7 @@ TEST(simulation, rss_spreads_flows_over_the_queues_and_each_vector_interrupts_it
     EXPECT_GT(static_cast<double>(r.queues[q].rx_frames), 0.6 * mean) << q;
     EXPECT_LT(static_cast<double>(r.queues[q].rx_frames), 1.4 * mean) << q;
     EXPECT_GT(r.interrupts.count_of(q), 0u) << q;
-    EXPECT_EQ(r.cores[q].interrupts, r.interrupts.count_of(q)) << q;  // vector q -> core q only
+    EXPECT_EQ(r.cores[q].device_irqs, r.interrupts.count_of(q)) << q;  // vector q -> core q only
     EXPECT_GT(r.cpu.busy(q, ContextKind::softirq), Duration::zero()) << q;
   }
   EXPECT_TRUE(r.conservation.ok());

@@ -11,6 +11,7 @@
 
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/storage/storage_report.hpp"
 
 namespace irqmod::sim {
@@ -40,7 +41,7 @@ irq-cores = "0-1"
 )";
 
 LoadResult load(std::vector<std::string> sets, const char* text = kBase) {
-  return load_scenario_text(text, "storage.toml", sets);
+  return load_scenario_text(text, "storage.toml", test::costs_only(text, sets));
 }
 
 RunReport run(std::vector<std::string> sets, const char* text = kBase) {
@@ -294,7 +295,7 @@ TEST(storage, a_storage_scenario_writes_back_to_the_same_scenario) {
   ASSERT_TRUE(s.ok());
   std::ostringstream out;
   write_toml(out, s.value());
-  LoadResult back = load_scenario_text(out.str(), "storage.toml");
+  LoadResult back = load_scenario_text(out.str(), "storage.toml", test::costs_only(out.str(), {}));
   ASSERT_TRUE(back.ok()) << back.error().what();
   EXPECT_EQ(back.value(), s.value());
 }

@@ -89,7 +89,7 @@ TEST(threaded_napi, busy_polling_takes_the_context_from_the_thread) {
   // The busy loop does most polls; the thread is woken by the interrupts only (the busy-poll
   // exit's software interrupt, seed 000's fix, among them) and polls once each.
   EXPECT_LT(r.napi_threads[0].polls * 10, r.cores[0].polls);
-  EXPECT_EQ(r.napi_threads[0].wakeups, r.cores[0].interrupts);
+  EXPECT_EQ(r.napi_threads[0].wakeups, r.cores[0].device_irqs);
   // On a shared core those wake-ups cost the busy poller its core (a kernel thread is not
   // preempted): the round trip is longer than with the softirq.
   const RunReport softirq = run(loaded(kPingPong + "[napi]\nbusy_read = 50\n"));

@@ -177,7 +177,7 @@ TEST(veth, deferral_holds_the_line_and_the_watchdog_polls_after_gro_flush_timeou
   ASSERT_EQ(f.stack.frames.size(), 2U);
   EXPECT_EQ(f.stack.frames[1].core, 0U);  // the pinned timer of the core that armed it
   EXPECT_EQ(f.stack.frames[1].at, at_ns(21'300 + 1'200));
-  EXPECT_EQ(f.world.report.cores[0].interrupts, 1U);  // the watchdog's timer interrupt
+  EXPECT_EQ(f.world.report.cores[0].timer_irqs, 1U);  // the watchdog's timer interrupt
   f.run_to(200'000);  // two empty timer polls use up the deferral: the line re-arms
   EXPECT_FALSE(f.queue->masked());
 }

@@ -10,6 +10,7 @@
 #include "irqmod/sim/metrics.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "irqmod/sim/simulation.hpp"
+#include "sim/load_helpers.hpp"
 #include "sim/xdp/xdp_report.hpp"
 #include "sim/xdp/xsk.hpp"
 
@@ -31,7 +32,8 @@ app = "rxdrop"
 )";
 
 LoadResult load(const std::vector<std::string>& sets, const char* text = kBase) {
-  return load_scenario_text(text, std::string(IRQMOD_SCENARIO_DIR) + "/test.toml", sets);
+  return load_scenario_text(text, std::string(IRQMOD_SCENARIO_DIR) + "/test.toml",
+                            test::costs_only(text, sets));
 }
 
 RunReport run(const std::vector<std::string>& sets) {
@@ -411,8 +413,8 @@ TEST(variant, a_variant_is_the_file_with_its_assignments) {
   // write_toml keeps the variants and the row's variant.
   std::ostringstream out;
   write_toml(out, file.value());
-  const LoadResult again =
-      load_scenario_text(out.str(), std::string(IRQMOD_SCENARIO_DIR) + "/t.toml");
+  const LoadResult again = load_scenario_text(
+      out.str(), std::string(IRQMOD_SCENARIO_DIR) + "/t.toml", test::costs_only(out.str(), {}));
   ASSERT_TRUE(again.ok()) << again.error().what();
   EXPECT_EQ(again.value().variants, file.value().variants);
   EXPECT_EQ(again.value().seed_rows, file.value().seed_rows);

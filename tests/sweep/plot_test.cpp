@@ -86,7 +86,7 @@ TEST(Plot, AgainstDrawsOneUnitPerAxis) {
   // Two: the second on the right-hand axis.
   r.metrics = {"p99", "cpu"};
   script = plot(t, r).script;
-  EXPECT_TRUE(has(script, "set y2label 'CPU (% of one core) (dashed, right)'")) << script;
+  EXPECT_TRUE(has(script, "set y2label 'CPU (% of all cores) (dashed, right)'")) << script;
   EXPECT_TRUE(has(script, "using 0:3 axes x1y2"));
   // Three: a panel each.
   r.metrics = {"p99", "cpu", "interrupts"};

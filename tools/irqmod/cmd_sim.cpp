@@ -483,11 +483,7 @@ int run_suite(const RunArgs& args) {
       rows.push_back(std::move(result));
     }
     const double sim_s = static_cast<double>(r.sim_time.count()) / 1e9;
-    double busy = 0;
-    for (std::size_t c = 0; c < r.cpu.cores(); ++c)
-      busy += static_cast<double>(r.cpu.busy(c).count());
-    const double cpu_percent =
-        sim_s > 0 ? 100.0 * busy / 1e9 / sim_s / static_cast<double>(r.cpu.cores()) : 0.0;
+    const double cpu_percent = 100.0 * r.cpu.utilization(r.sim_time).value_or(0.0);
     const auto usec = [&](std::int64_t ns) {
       return r.latency.count() ? fixed(static_cast<double>(ns) / 1000.0, 2) : std::string("-");
     };

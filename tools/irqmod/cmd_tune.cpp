@@ -40,15 +40,14 @@ struct TuneArgs {
   std::string json;
 };
 
-// A metric's value with its unit. "%" is the sweep's cpu_percent, the busy time of every core over
-// the run's time: % of one core (400 % is four cores busy), said so, since `irqmod run`'s
-// "cpu %" is the mean over the cores.
-std::string shown(double v, const std::string& unit) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, unit == "/s" ? "%.0f%s" : "%.2f%s", v,
-                unit == "%"    ? " % of one core"
-                : unit == "us" ? " us"
-                               : unit.c_str());
+// A metric's value with its unit, and for a "%" what it is a share of: cpu is the mean over every
+// core (the report's "cpu", CpuTime::utilization), app-cpu and busiest-cpu one core's own.
+std::string shown(double v, const std::string& name, const std::string& unit) {
+  const std::string suffix = unit == "%"    ? (name == "cpu" ? " % of all cores" : " % of its core")
+                             : unit == "us" ? " us"
+                                            : unit;
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, unit == "/s" ? "%.0f%s" : "%.2f%s", v, suffix.c_str());
   return buffer;
 }
 
@@ -221,7 +220,7 @@ int run_tune(const TuneArgs& args) {
     std::string metrics;
     for (const sweep::Metric& m : shown_metrics) {
       const auto v = sweep::metric_value(result.table, c.row, m);
-      metrics += "  " + m.name + " " + (v ? shown(*v, m.unit) : std::string("-"));
+      metrics += "  " + m.name + " " + (v ? shown(*v, m.name, m.unit) : std::string("-"));
     }
     return metrics;
   };

@@ -39,6 +39,8 @@ enum class Warmup : std::uint8_t {
   subtract,  // counted from the run's start: the report keeps what came after the warm-up
   restart,   // the model starts it again when the warm-up ends (a histogram, a minimum)
   keep,      // not a count: a label, or the value at the end
+  derived,   // computed from its row's subtracted counters, as their sum or difference: after the
+             // warm-up by construction, so nothing is subtracted from it
 };
 
 // How a counter prints under its name (JSON key, {name} in the text, CSV column).
@@ -203,7 +205,8 @@ template <class Owner>
 void subtract_row(const CounterTable<Owner>& table, Owner& row, const Owner& at_warmup) {
   for (const Counter<Owner>& c : table.counters) {
     if (c.warmup != Warmup::subtract) continue;
-    assert(c.at.subtract && "a computed counter cannot be subtracted: Warmup::restart or keep");
+    assert(c.at.subtract &&
+           "a computed counter cannot be subtracted: Warmup::restart, keep or derived");
     c.at.subtract(row, at_warmup);
   }
 }

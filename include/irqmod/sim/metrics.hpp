@@ -94,6 +94,10 @@ class CpuTime {
   }
   Duration busy(std::size_t core) const;
   std::size_t cores() const { return busy_.size(); }
+  // What "cpu %" means in every output (report, `irqmod run`, sweep CSV, tune, seed rows): the
+  // busy time of all cores over `measured`, as a fraction of all of them (1 = every core busy
+  // for the whole time; mpstat's "all" row). None when no time was measured or no core exists.
+  std::optional<double> utilization(Duration measured) const;
   void subtract(const CpuTime& earlier);
 
  private:
@@ -298,18 +302,40 @@ struct StorageCounters;
 extern template class OptionalSection<XdpCounters>;
 extern template class OptionalSection<StorageCounters>;
 
-// What one core handled, beside its CPU time.
+// What one core handled, beside its CPU time: its hard interrupts by source and its NAPI polls
+// by what ran them, so that "interrupts" never means a timer's and a device's at once.
 struct CoreCounters {
-  std::uint64_t interrupts = 0;  // hard interrupts taken: device vectors and NAPI timers
-  std::uint64_t polls = 0;       // NAPI polls run here: NET_RX, ksoftirqd and busy polling
+  std::uint64_t device_irqs = 0;  // hardirqs of the device's vectors (MSI-X, NVMe, AF_XDP queue)
+  std::uint64_t timer_irqs = 0;   // hrtimer interrupts of the NAPI timer (napi_watchdog)
+  std::uint64_t polls = 0;        // NAPI polls run here, every kind
+  std::uint64_t timer_polls = 0;  // of which NET_RX polls the NAPI timer scheduled
+  std::uint64_t busy_polls = 0;   // of which a busy loop's turns and its final poll
 };
+namespace detail {
+inline CounterValue core_hardirqs(const CoreCounters& c) {
+  return CounterValue{c.device_irqs + c.timer_irqs};
+}
+// The polls neither the timer scheduled nor a busy loop ran: NET_RX after a device interrupt (or
+// a repoll), ksoftirqd, threaded NAPI, the interrupt handler's own poll (napi.poll-in-irq).
+inline CounterValue core_softirq_polls(const CoreCounters& c) {
+  return CounterValue{c.polls - c.timer_polls - c.busy_polls};
+}
+}  // namespace detail
 // The end of the core's cpu line, and fields of its JSON object after its CPU time.
 inline constexpr Counter<CoreCounters> kCoreCounterEntries[] = {
-    {"interrupts", at<&CoreCounters::interrupts>, Unit::count, Warmup::subtract},
+    {"hardirqs", computed(detail::core_hardirqs), Unit::count, Warmup::derived},
+    {"device_irqs", at<&CoreCounters::device_irqs>, Unit::count, Warmup::subtract},
+    {"timer_irqs", at<&CoreCounters::timer_irqs>, Unit::count, Warmup::subtract},
     {"polls", at<&CoreCounters::polls>, Unit::count, Warmup::subtract},
+    {"softirq_polls", computed(detail::core_softirq_polls), Unit::count, Warmup::derived},
+    {"timer_polls", at<&CoreCounters::timer_polls>, Unit::count, Warmup::subtract},
+    {"busy_polls", at<&CoreCounters::busy_polls>, Unit::count, Warmup::subtract},
 };
 inline constexpr CounterTable<CoreCounters> kCoreCounters{
-    "", "; {interrupts} interrupts, {polls} polls", kCoreCounterEntries};
+    "",
+    "; hardirqs {hardirqs} (device {device_irqs}, napi timer {timer_irqs}); napi polls {polls} "
+    "(softirq {softirq_polls}, timer {timer_polls}, busy {busy_polls})",
+    kCoreCounterEntries};
 
 // The host's TCP streams both ways (reported when a flow has traffic.kind = "tcp-stream").
 struct TcpCounters {
@@ -395,12 +421,14 @@ struct KernelSetting {
 
 // Everything a run reports. Filled by the simulation at the end of a run.
 struct RunReport {
-  std::string scenario;       // [scenario] name
-  std::uint64_t seed = 0;     // [scenario] seed
-  Duration sim_time{};        // simulated time measured: the run's duration less the warm-up
-  Duration warmup{};          // [scenario] warmup: the time before measuring began
-  std::int64_t wall_ns = -1;  // host time the run took; -1 leaves it out (byte-identical output)
-  std::uint64_t events = 0;   // engine events dispatched
+  std::string scenario;          // [scenario] name
+  std::string platform;          // the scenario's platform: a preset's name or "none" (kNoPlatform)
+  bool constant_inputs = false;  // every cost and arrival a constant (inputs_are_constant)
+  std::uint64_t seed = 0;        // [scenario] seed
+  Duration sim_time{};           // simulated time measured: the run's duration less the warm-up
+  Duration warmup{};             // [scenario] warmup: the time before measuring began
+  std::int64_t wall_ns = -1;     // host time the run took; -1 leaves it out (byte-identical output)
+  std::uint64_t events = 0;      // engine events dispatched
   std::size_t peak_pending_events = 0;  // largest event heap (memory's only growing part)
   LatencyHistogram latency;             // per message or packet, ns (RTT/2 for ping-pong)
   SockperfOptions sockperf;      // how the latency lines are labelled and the message counters

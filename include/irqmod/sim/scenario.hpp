@@ -1,7 +1,8 @@
 // Scenario files: TOML (toml++), every key declared once in a table-driven schema with its type,
 // range, unit, default and the source of that default. Keys use ethtool's and sysctl's names
 // (rx-usecs, adaptive-rx, busy_read, napi_defer_hard_irqs, ...), in sections:
-//   platform = "x86-i40e"   (top level) the cost preset platforms/<name>.toml, applied first
+//   platform = "x86-i40e"   (top level, required) the cost preset platforms/<name>.toml, applied
+//                           first; "none" for no preset (the file's own costs, 0 where unset)
 //   kernel = "6.1"          (top level) the Linux release: sets every kernel switch's key
 //                           (irqmod/napi/kernel.hpp), applied after the platform
 //   [scenario] name, duration, seed        [link] speed
@@ -386,8 +387,12 @@ struct Variant {
   friend bool operator==(const Variant&, const Variant&) = default;
 };
 
+// platform = "none": no preset; every machine cost is the file's own (0 where it sets none). A
+// scenario must name a platform or "none": load_scenario_* refuse one that names neither.
+inline constexpr std::string_view kNoPlatform = "none";
+
 struct Scenario {
-  std::string platform;  // platform: the preset file applied before the scenario's own keys
+  std::string platform;  // platform: the preset applied before the scenario's own keys, or "none"
   std::string kernel;    // kernel: "6.18.34", empty = not set (every switch at its default)
   ScenarioSection scenario;
   LinkSection link;

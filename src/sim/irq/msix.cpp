@@ -17,7 +17,7 @@ std::uint32_t MsixTable::add(Core& core, IrqHandler handler) {
 void MsixTable::raise(std::uint32_t vector, bool software) {
   Entry& entry = entries_[vector];
   world_.report.interrupts.count(vector);
-  ++world_.report.cores[entry.core->index()].interrupts;
+  ++world_.report.cores[entry.core->index()].device_irqs;
   if (world_.trace) {
     world_.trace->instant(kTraceCpu, entry.core->index(),
                           software ? "interrupt (software)" : "interrupt", "interrupt",

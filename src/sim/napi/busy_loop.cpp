@@ -53,7 +53,9 @@ Segment BusyLoop::iteration(Core& core) {
         cost += core.cost(settings_.iteration);
     }
     // Each jumped iteration polled the context (empty): they count as polls of this core.
-    core.world().report.cores[core.index()].polls += static_cast<std::uint64_t>(iterations - 1);
+    CoreCounters& counters = core.world().report.cores[core.index()];
+    counters.polls += static_cast<std::uint64_t>(iterations - 1);
+    counters.busy_polls += static_cast<std::uint64_t>(iterations - 1);
   }
   polled_ = true;
   return Segment{cost, ContextKind::busy_poll, kBusyPollLabel};

@@ -83,7 +83,15 @@ bool NapiInstance::take(const Core& core) const {
          context_.polling() == napi::Poller::none;
 }
 
+PollStart NapiInstance::poll(int budget, Core& core, PollKind kind) {
+  ++world_.report.cores[core.index()].busy_polls;
+  timer_scheduled_ = false;  // the busy loop took what the timer scheduled
+  return device_.ops->poll_begin(device_.self, budget, core, kind);
+}
+
 Duration NapiInstance::poll_begin(Core& core) {
+  if (timer_scheduled_) ++world_.report.cores[core.index()].timer_polls;
+  timer_scheduled_ = false;
   const int budget = context_.softirq_poll_begin();
   return device_.ops->poll_begin(device_.self, budget, core, PollKind::softirq).cost;
 }

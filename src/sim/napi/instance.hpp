@@ -77,9 +77,8 @@ class NapiInstance {
   // ---- polling from the busy loop ----
   void land() { device_.ops->land(device_.self, world_.now()); }
   Instant next_work() const { return device_.ops->next_work(device_.self); }
-  PollStart poll(int budget, Core& core, PollKind kind) {
-    return device_.ops->poll_begin(device_.self, budget, core, kind);
-  }
+  // A busy loop's turn (busy) or busy_poll_stop's final poll: counted as the core's busy polls.
+  PollStart poll(int budget, Core& core, PollKind kind);
   int poll_return(int budget, const Core& core) {
     return device_.ops->poll_return(device_.self, budget, core);
   }
@@ -108,6 +107,8 @@ class NapiInstance {
   // The core whose poll list holds the context (the watchdog's timer interrupt schedules it on
   // its own core).
   void set_poll_core(std::uint32_t core) { poll_core_ = core; }
+  // The NAPI timer scheduled the context: its next softirq poll counts as a timer poll.
+  void scheduled_by_timer() { timer_scheduled_ = true; }
 
  private:
   static const NapiOps kNapiOps;
@@ -127,6 +128,7 @@ class NapiInstance {
   bool poll_in_irq_;
   std::uint32_t poll_core_ = 0;  // the core whose poll list holds the context
   bool last_repoll_ = false;
+  bool timer_scheduled_ = false;  // until the next poll: the NAPI timer scheduled it
   IrqPoll irq_poll_{};
   NapiWatchdog watchdog_;
   std::optional<NapiThread> thread_;

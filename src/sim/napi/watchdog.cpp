@@ -24,7 +24,8 @@ void NapiWatchdog::arm(Instant at, Core& core) {
 void NapiWatchdog::on_event(const Event&) {
   if (auto s = owner_.context().on_timer(world_.now()); s && *s == napi::Schedule::raised) {
     owner_.set_poll_core(core_->index());
-    ++world_.report.cores[core_->index()].interrupts;
+    owner_.scheduled_by_timer();
+    ++world_.report.cores[core_->index()].timer_irqs;
     core_->push(job_of(job_), Level::hardirq);
   }
 }

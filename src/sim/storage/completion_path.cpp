@@ -57,7 +57,7 @@ bool CompletionPath::conserved() const {
 void CompletionPath::count_interrupt(std::uint32_t report_vector) {
   ++counters_.cpu_interrupts;
   world_.report.interrupts.count(report_vector);
-  ++world_.report.cores[core_.index()].interrupts;
+  ++world_.report.cores[core_.index()].device_irqs;
   if (world_.trace) {
     world_.trace->instant(kTraceCpu, core_.index(), "interrupt", "interrupt", world_.now());
   }

@@ -256,7 +256,7 @@ bool ZcQueue::raise_irq() {
   }
   ++counters_.interrupts;
   world_.report.interrupts.count(0);
-  ++world_.report.cores[irq_core_.index()].interrupts;
+  ++world_.report.cores[irq_core_.index()].device_irqs;
   irq_core_.push(job_of(irq_job_), Level::hardirq);
   return true;
 }
@@ -274,8 +274,10 @@ void ZcQueue::kick() {
 
 void ZcQueue::on_event(const Event& event) {
   if (event.kind() == kNapiTimer) {
-    if (const auto s = napi_.on_timer(world_.now()); s && *s == napi::Schedule::raised)
+    if (const auto s = napi_.on_timer(world_.now()); s && *s == napi::Schedule::raised) {
+      timer_scheduled_ = true;
       net_rx_[irq_core_.index()]->schedule(ref());
+    }
     return;
   }
   if (event.kind() == kSoftInterrupt) {
@@ -312,6 +314,8 @@ bool ZcQueue::take_thunk(void* self, const Core&) {
 
 Duration ZcQueue::poll_begin_thunk(void* self, Core& core) {
   auto* q = static_cast<ZcQueue*>(self);
+  if (q->timer_scheduled_) ++q->world_.report.cores[core.index()].timer_polls;
+  q->timer_scheduled_ = false;
   return q->scan(q->napi_.softirq_poll_begin(), core, true);
 }
 
@@ -340,6 +344,8 @@ int ZcQueue::poll_end_thunk(void* self, Core& core) {
 // `cpu.busy-poll-iteration` (docs/calibration.md: the kernel's turn is estimated as an empty
 // driver poll plus the loop's bookkeeping), and the loop has no net_rx_action around it.
 Duration ZcQueue::busy_poll_begin(int budget, Core& core) {
+  ++world_.report.cores[core.index()].busy_polls;
+  timer_scheduled_ = false;
   return scan(napi_.busy_poll_begin(budget), core, false);
 }
 
@@ -352,6 +358,8 @@ Duration ZcQueue::busy_poll_stop(bool prefer, int budget, Core& core) {
   if (const auto t = napi_.busy_poll_stop(core.now(), prefer))
     world_.engine.arm(timer_slot_, *t, endpoint_, kNapiTimer);
   napi_.final_poll_begin();
+  ++world_.report.cores[core.index()].busy_polls;
+  timer_scheduled_ = false;
   return scan(budget, core, true);
 }
 

@@ -184,8 +184,9 @@ class ZcQueue {
   EndpointId endpoint_{};
   SlotId irq_slot_{};
   SlotId timer_slot_{};
-  bool irq_enabled_ = false;  // the vector may fire (interrupts re-enabled by the driver)
-  bool irq_queued_ = false;   // a hardirq job is on the core, not yet run to napi_schedule
+  bool irq_enabled_ = false;      // the vector may fire (interrupts re-enabled by the driver)
+  bool irq_queued_ = false;       // a hardirq job is on the core, not yet run to napi_schedule
+  bool timer_scheduled_ = false;  // until the next poll: the NAPI timer scheduled the context
   std::optional<Instant> last_irq_;
   std::uint64_t landed_ = 0;         // arrivals counted so far
   std::uint64_t posted_ = 0;         // Rx descriptors with a buffer, waiting for a frame
