@@ -539,6 +539,7 @@ void Host::fill_report() const {
     c.rx_cleaned = v.rx_cleaned();
     c.vector = v.vector().counters();
     c.napi = v.napi().counters();
+    c.polls = v.napi().polls();
     c.tx_frames = tx_queues[q].sent();
     report.queues.push_back(c);
   }

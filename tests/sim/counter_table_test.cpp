@@ -266,14 +266,15 @@ TEST(counter_table, a_group_prints_only_when_its_counters_are_shown) {
   std::ostringstream same;
   write_row_text(same, kQueueCounters, q, seconds(1), 0);
   EXPECT_EQ(same.str(),
-            "queue 0 (vector 3 on cpu 0): rx 0 frames, 0 dropped, 0 cleaned; tx 0 frames\n");
+            "queue 0 (vector 3 on cpu 0): rx 0 frames, 0 dropped, 0 cleaned; tx 0 frames; napi "
+            "polls: softirq 0, timer 0, busy 0\n");
   q.tx_vector = 0;  // vector 0 is a vector: an id is shown when set, whatever its number
   q.vector.software = 2;
   std::ostringstream own;
   write_row_text(own, kQueueCounters, q, seconds(1), 1);
   EXPECT_EQ(own.str(),
             "queue 1 (vector 3 on cpu 0, Tx vector 0): rx 0 frames, 0 dropped, 0 cleaned; tx 0 "
-            "frames; 2 software interrupts\n");
+            "frames; napi polls: softirq 0, timer 0, busy 0; 2 software interrupts\n");
 }
 
 }  // namespace

@@ -65,6 +65,36 @@ TEST(report_words, busy_polls_are_counted_apart_from_the_softirqs) {
   EXPECT_GT(c.polls, c.busy_polls + c.timer_polls);  // NET_RX polls too
 }
 
+// Per vector the same three kinds, counted where the core's are: on a NIC the queues' NAPI
+// contexts ran every poll the cores did, and a mode's kind shows where it should.
+TEST(report_words, each_vectors_polls_by_kind_add_up_to_the_cores) {
+  for (const char* name : {"seeds/000-modes-defer.toml", "seeds/000-modes-suspend.toml",
+                           "seeds/000-modes-napibusy.toml", "basics/rss-4q-10g.toml"}) {
+    const RunReport r = shipped_run(name, {});
+    CoreCounters cores;
+    for (const CoreCounters& c : r.cores) {
+      cores.polls += c.polls;
+      cores.timer_polls += c.timer_polls;
+      cores.busy_polls += c.busy_polls;
+    }
+    NapiPolls vectors;
+    for (const QueueCounters& q : r.queues) {
+      vectors.softirq += q.polls.softirq;
+      vectors.timer += q.polls.timer;
+      vectors.busy += q.polls.busy;
+    }
+    EXPECT_EQ(vectors.softirq + vectors.timer + vectors.busy, cores.polls) << name;
+    EXPECT_EQ(vectors.timer, cores.timer_polls) << name;
+    EXPECT_EQ(vectors.busy, cores.busy_polls) << name;
+    EXPECT_GT(vectors.softirq + vectors.timer + vectors.busy, 0U) << name;
+    const std::string text = text_of(r);
+    EXPECT_TRUE(has(text, "; napi polls: softirq " + std::to_string(r.queues[0].polls.softirq) +
+                              ", timer " + std::to_string(r.queues[0].polls.timer) + ", busy " +
+                              std::to_string(r.queues[0].polls.busy)))
+        << name;
+  }
+}
+
 TEST(report_words, cpu_is_the_mean_over_the_cores_with_each_core_after_it) {
   const RunReport r = shipped_run("basics/rss-4q-10g.toml", {});
   ASSERT_EQ(r.cpu.cores(), 4U);

@@ -155,6 +155,15 @@ std::string sockperf_summary(const LatencyHistogram& latency, const SockperfOpti
 // ns as microseconds with exactly three decimals ("45.633"), right-aligned in `width`.
 std::string format_usec(std::int64_t ns, int width = 0);
 
+// A NAPI context's polls by what ran them, counted where the core's are (CoreCounters): NET_RX's
+// (ksoftirqd, threaded NAPI and a poll in the handler included) after a device interrupt or a
+// repoll, NET_RX's after the NAPI timer scheduled it, and a busy loop's turns and final poll.
+struct NapiPolls {
+  std::uint64_t softirq = 0;
+  std::uint64_t timer = 0;
+  std::uint64_t busy = 0;
+};
+
 // What one queue pair saw (/proc/interrupts and ethtool -S, per queue).
 struct QueueCounters {
   std::uint32_t rx_vector = 0;             // the MSI-X vector its Rx causes raise
@@ -168,6 +177,7 @@ struct QueueCounters {
   // below prints some of them, and only those count from the warm-up's end.
   napi::VectorCounters vector;
   napi::Counters napi;
+  NapiPolls polls;  // its vector's NAPI context's polls (the model's count, beside napi's)
 };
 namespace detail {
 inline bool tx_vector_of_its_own(const QueueCounters& q) {
@@ -198,11 +208,16 @@ inline constexpr Counter<QueueCounters> kQueueCounterEntries[] = {
     // __napi_busy_loop finds it) and polled nothing.
     {"busy_poll_misses", at<&QueueCounters::napi, &napi::Counters::busy_poll_misses>, Unit::count,
      Warmup::subtract},
+    {"softirq_polls", at<&QueueCounters::polls, &NapiPolls::softirq>, Unit::count,
+     Warmup::subtract},
+    {"timer_polls", at<&QueueCounters::polls, &NapiPolls::timer>, Unit::count, Warmup::subtract},
+    {"busy_polls", at<&QueueCounters::polls, &NapiPolls::busy>, Unit::count, Warmup::subtract},
 };
 inline constexpr CounterTable<QueueCounters> kQueueCounters{
     "queues",
     "queue {#} (vector {rx_vector} on cpu {irq_core}[, Tx vector {tx_vector}]): rx {rx_frames} "
-    "frames, {rx_dropped} dropped, {rx_cleaned} cleaned; tx {tx_frames} frames[; {sw_interrupts} "
+    "frames, {rx_dropped} dropped, {rx_cleaned} cleaned; tx {tx_frames} frames; napi polls: "
+    "softirq {softirq_polls}, timer {timer_polls}, busy {busy_polls}[; {sw_interrupts} "
     "software interrupts][; {released_without_timer} busy-poll exits left it masked with no timer "
     "(fixed by 58e2330bd455)][; {busy_poll_misses} busy-poll iterations found it owned]\n",
     kQueueCounterEntries, "queue"};

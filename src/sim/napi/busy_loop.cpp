@@ -56,6 +56,7 @@ Segment BusyLoop::iteration(Core& core) {
     CoreCounters& counters = core.world().report.cores[core.index()];
     counters.polls += static_cast<std::uint64_t>(iterations - 1);
     counters.busy_polls += static_cast<std::uint64_t>(iterations - 1);
+    napi_->count_jumped_busy_polls(static_cast<std::uint64_t>(iterations - 1));
   }
   polled_ = true;
   return Segment{cost, ContextKind::busy_poll, kBusyPollLabel};

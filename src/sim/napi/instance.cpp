@@ -85,12 +85,18 @@ bool NapiInstance::take(const Core& core) const {
 
 PollStart NapiInstance::poll(int budget, Core& core, PollKind kind) {
   ++world_.report.cores[core.index()].busy_polls;
+  ++polls_.busy;
   timer_scheduled_ = false;  // the busy loop took what the timer scheduled
   return device_.ops->poll_begin(device_.self, budget, core, kind);
 }
 
 Duration NapiInstance::poll_begin(Core& core) {
-  if (timer_scheduled_) ++world_.report.cores[core.index()].timer_polls;
+  if (timer_scheduled_) {
+    ++world_.report.cores[core.index()].timer_polls;
+    ++polls_.timer;
+  } else {
+    ++polls_.softirq;
+  }
   timer_scheduled_ = false;
   const int budget = context_.softirq_poll_begin();
   return device_.ops->poll_begin(device_.self, budget, core, PollKind::softirq).cost;

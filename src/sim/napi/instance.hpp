@@ -20,6 +20,7 @@
 
 #include "irqmod/napi/context.hpp"
 #include "irqmod/sim/distribution.hpp"
+#include "irqmod/sim/metrics.hpp"
 #include "sim/cpu/core.hpp"
 #include "sim/cpu/net_rx.hpp"
 #include "sim/napi/device.hpp"
@@ -109,6 +110,9 @@ class NapiInstance {
   void set_poll_core(std::uint32_t core) { poll_core_ = core; }
   // The NAPI timer scheduled the context: its next softirq poll counts as a timer poll.
   void scheduled_by_timer() { timer_scheduled_ = true; }
+  // Busy-loop turns that polled it empty without a call (BusyLoop's jump to the next work).
+  void count_jumped_busy_polls(std::uint64_t n) { polls_.busy += n; }
+  const NapiPolls& polls() const { return polls_; }
 
  private:
   static const NapiOps kNapiOps;
@@ -129,6 +133,7 @@ class NapiInstance {
   std::uint32_t poll_core_ = 0;  // the core whose poll list holds the context
   bool last_repoll_ = false;
   bool timer_scheduled_ = false;  // until the next poll: the NAPI timer scheduled it
+  NapiPolls polls_;
   IrqPoll irq_poll_{};
   NapiWatchdog watchdog_;
   std::optional<NapiThread> thread_;
