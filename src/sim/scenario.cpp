@@ -21,6 +21,7 @@
 #include "irqmod/napi/kernel.hpp"
 #include "irqmod/sim/share.hpp"
 #include "irqmod/sim/units.hpp"
+#include "sim/scenario_loading.hpp"
 #include "sim/scenario_values.hpp"
 
 namespace irqmod::sim {
@@ -94,175 +95,6 @@ std::vector<std::string_view> known_sections() {
 bool is_array_section(std::string_view section) {
   return section == kFlowArray || section == kThreadArray || section == kSeedRowArray ||
          section == kVariantArray;
-}
-
-// One [[seed_row]] table: its keys are fixed here, not in the schema (they describe the report).
-std::optional<Diagnostic> apply_seed_row(const toml::table& table, const std::string& file,
-                                         std::uint32_t table_line, std::size_t entry,
-                                         SeedRow& row) {
-  const std::string prefix = std::string(kSeedRowArray) + "." + std::to_string(entry) + ".";
-  static const std::vector<std::string_view> kKeys = {"seed",   "table",      "row",       "metric",
-                                                      "unit",   "seed_value", "seed_text", "role",
-                                                      "versus", "missing",    "variant"};
-  bool has_value = false;
-  for (auto&& [key, node] : table) {
-    const std::string name(key.str());
-    const std::uint32_t line = static_cast<std::uint32_t>(key.source().begin.line);
-    const auto fail = [&](const std::string& message) {
-      return Diagnostic{file, line, Error{prefix + name, message}};
-    };
-    if (std::find(kKeys.begin(), kKeys.end(), name) == kKeys.end()) {
-      std::string message = "unknown key";
-      if (const auto near = closest(name, kKeys))
-        message += "; did you mean " + std::string(*near) + "?";
-      return fail(message + "; allowed: " + join(kKeys));
-    }
-    if (name == "seed_value") {
-      if (const auto* i = node.as_integer()) {
-        row.seed_value = static_cast<double>(i->get());
-      } else if (const auto* f = node.as_floating_point()) {
-        row.seed_value = f->get();
-      } else {
-        return fail("expected a number (the seed's, in the row's unit); got " +
-                    std::string(toml_type_name(node)));
-      }
-      has_value = true;
-      continue;
-    }
-    const auto* text = node.as_string();
-    if (!text) return fail("expected a string; got " + std::string(toml_type_name(node)));
-    const std::string& v = text->get();
-    if (name == "seed") row.seed = v;
-    if (name == "table") row.table = v;
-    if (name == "row") row.row = v;
-    if (name == "metric") row.metric = v;
-    if (name == "unit") row.unit = v;
-    if (name == "seed_text") row.seed_text = v;
-    if (name == "missing") row.missing = v;
-    if (name == "versus") row.versus = v;
-    if (name == "variant") row.variant = v;
-    if (name == "role") {
-      if (v != "fitted" && v != "predicted") {
-        return fail("'" + v +
-                    "' is not a role; allowed: fitted (a platform number was fitted on "
-                    "this row), predicted");
-      }
-      row.role = v == "fitted" ? SeedRole::fitted : SeedRole::predicted;
-    }
-  }
-  if (!has_value) {
-    return Diagnostic{file, table_line,
-                      Error{prefix + "seed_value", "missing; allowed: the seed's number"}};
-  }
-  if (auto e = check_seed_row(row)) {
-    e->key = prefix + e->key;
-    return Diagnostic{file, table_line, *e};
-  }
-  return std::nullopt;
-}
-
-// One [[variant]] table: `name` (lower-case letters, digits and '-') and `set`, an array of
-// "key=value" strings as --set takes them. The assignments are checked once the file is loaded.
-std::optional<Diagnostic> apply_variant(const toml::table& table, const std::string& file,
-                                        std::uint32_t table_line, std::size_t entry,
-                                        Variant& variant) {
-  const std::string prefix = std::string(kVariantArray) + "." + std::to_string(entry) + ".";
-  for (auto&& [key, node] : table) {
-    const std::string name(key.str());
-    const std::uint32_t line = static_cast<std::uint32_t>(key.source().begin.line);
-    const auto fail = [&](const std::string& message) {
-      return Diagnostic{file, line, Error{prefix + name, message}};
-    };
-    if (name == "name") {
-      const auto* text = node.as_string();
-      if (!text) return fail("expected a string; got " + std::string(toml_type_name(node)));
-      variant.name = text->get();
-      const bool well_formed =
-          !variant.name.empty() &&
-          std::all_of(variant.name.begin(), variant.name.end(), [](char c) {
-            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-          });
-      if (!well_formed) {
-        return fail("'" + variant.name +
-                    "' is not a variant name; allowed: lower-case letters, digits and '-'");
-      }
-    } else if (name == "set") {
-      const auto* array = node.as_array();
-      if (!array) {
-        return fail("expected an array of \"key=value\" strings; got " +
-                    std::string(toml_type_name(node)));
-      }
-      for (const toml::node& element : *array) {
-        const auto* text = element.as_string();
-        if (!text || text->get().find('=') == std::string::npos) {
-          return fail("expected \"key=value\" strings, as --set takes them");
-        }
-        variant.sets.push_back(text->get());
-      }
-    } else {
-      return fail("unknown key; allowed: name, set");
-    }
-  }
-  if (variant.name.empty()) {
-    return Diagnostic{file, table_line, Error{prefix + "name", "missing; allowed: a name"}};
-  }
-  return std::nullopt;
-}
-
-// The file's variants: unique names, assignments that load (each variant validated as a whole).
-std::optional<Diagnostic> check_variants(const Scenario& scenario, const std::string& file) {
-  for (std::size_t i = 0; i < scenario.variants.size(); ++i) {
-    const Variant& v = scenario.variants[i];
-    const std::string prefix = std::string(kVariantArray) + "." + std::to_string(i + 1) + ".";
-    for (std::size_t j = 0; j < i; ++j) {
-      if (scenario.variants[j].name == v.name) {
-        return Diagnostic{file, 0, Error{prefix + "name", "'" + v.name + "' names two variants"}};
-      }
-    }
-    Scenario copy = scenario;
-    for (const std::string& assignment : v.sets) {
-      if (auto d = apply_override(copy, assignment)) {
-        d->file = file;
-        d->error = Error{prefix + "set",
-                         "'" + assignment + "': " + d->error.key + ": " + d->error.message};
-        return d;
-      }
-    }
-    if (auto d = validate(copy, file)) {
-      d->error = Error{prefix + "set",
-                       "variant '" + v.name + "': " + d->error.key + ": " + d->error.message};
-      return d;
-    }
-  }
-  return std::nullopt;
-}
-
-// Seed rows name a variant exactly when the file has variants.
-std::optional<Diagnostic> check_variant_rows(const Scenario& scenario, const std::string& file) {
-  for (std::size_t i = 0; i < scenario.seed_rows.size(); ++i) {
-    const SeedRow& row = scenario.seed_rows[i];
-    const std::string key = std::string(kSeedRowArray) + "." + std::to_string(i + 1) + ".variant";
-    if (scenario.variants.empty()) {
-      if (!row.variant.empty()) {
-        return Diagnostic{file, 0,
-                          Error{key, "'" + row.variant + "': the file has no [[variant]]"}};
-      }
-      continue;
-    }
-    const bool known = std::any_of(scenario.variants.begin(), scenario.variants.end(),
-                                   [&](const Variant& v) { return v.name == row.variant; });
-    if (!known) {
-      std::string names;
-      for (const Variant& v : scenario.variants)
-        names += (names.empty() ? "" : ", ") + v.name;
-      return Diagnostic{file, 0,
-                        Error{key, "'" + row.variant +
-                                       "' is not a variant of this file (a file with variants runs "
-                                       "only them); allowed: " +
-                                       names}};
-    }
-  }
-  return std::nullopt;
 }
 
 // The sections as a file writes them: [[flow]] and [[thread]] with double brackets.
@@ -391,10 +223,6 @@ std::optional<std::optional<Diagnostic>> apply_queue_override(Scenario& scenario
   return std::optional<Diagnostic>{};
 }
 
-// Lines of the keys a file set, by dotted key ("nic.rx-usecs", "flow.2.rate"), to point the
-// cross-key checks' messages at them.
-using KeyLines = std::map<std::string, std::uint32_t, std::less<>>;
-
 // [napi.queue.N] tables: `node` is the table under napi.queue, one table per queue number.
 std::optional<Diagnostic> apply_queue_tables(const toml::node& node, const std::string& file,
                                              Scenario& scenario, KeyLines& lines) {
@@ -472,8 +300,10 @@ std::optional<Diagnostic> apply_table(const toml::table& table, const std::strin
   return std::nullopt;
 }
 
-// The sections of a file: plain sections, [[flow]] and [[thread]] entries. A platform file may
-// hold only [link], [nic], [napi] and [cpu].
+}  // namespace
+
+namespace detail {
+
 std::optional<Diagnostic> apply_file(const toml::table& root, const std::string& file,
                                      bool platform, Scenario& scenario, KeyLines& lines) {
   const std::vector<std::string_view> known = known_sections();
@@ -560,28 +390,9 @@ std::optional<toml::table> parse_toml(std::string_view text, const std::string& 
   }
 }
 
-// Applies platform `name` (found for the scenario `file`) to `scenario`.
-std::optional<Diagnostic> apply_platform(std::string_view name, const std::string& file,
-                                         std::uint32_t line, Scenario& scenario) {
-  auto path = find_platform(name, file);
-  if (!path) return Diagnostic{file, line, Error{"platform", path.error().message}};
-  std::ifstream in(path.value(), std::ios::binary);
-  if (!in) {
-    return Diagnostic{
-        file, line,
-        Error{"platform", "cannot read '" + path.value() + "': " + std::strerror(errno)}};
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  std::optional<Diagnostic> error;
-  const auto root = parse_toml(contents.str(), path.value(), error);
-  if (!root) return error;
-  KeyLines ignored;
-  if (auto d = apply_file(*root, path.value(), true, scenario, ignored)) return d;
-  scenario.platform = std::string(name);
-  return std::nullopt;
-}
+}  // namespace detail
 
+namespace {
 // The value after "<top_key>=" (platform, kernel) in the overrides, if one sets it (the last
 // one wins).
 std::optional<std::string> top_level_override(std::span<const std::string> overrides,
@@ -645,104 +456,10 @@ std::string_view kernel_driver(const toml::table& root, std::span<const std::str
   return napi::kDefaultDriver;
 }
 
-// Sets every kernel switch of the core and of `driver` to its value on `text`'s release
-// (irqmod/napi/kernel.hpp); the file's own keys and --set come after, so an explicit key wins.
-std::optional<Diagnostic> apply_kernel(std::string_view text, std::string_view driver,
-                                       const std::string& file, std::uint32_t line,
-                                       Scenario& scenario) {
-  const auto version = napi::parse_kernel_version(text);
-  if (!version) return Diagnostic{file, line, version.error()};
-  for (const napi::KernelBehaviour& b : napi::kernel_behaviours()) {
-    if (b.kind != napi::BehaviourKind::switch_value || !napi::applies_to_driver(b, driver))
-      continue;
-    if (!b.when.empty() && !kernel_condition_holds(b.when, scenario)) continue;
-    const KeySpec* spec = find_key(b.key);
-    const auto value = spec ? parse_text(*spec, napi::value_on(b, *version))
-                            : Expected<Value>(Error{std::string(b.key), "not a scenario key"});
-    if (!value) return Diagnostic{file, line, Error{"kernel", value.error().what()}};
-    spec->binding.store(scenario, 0, value.value());
-  }
-  scenario.kernel = napi::to_string(*version);
-  return std::nullopt;
-}
-
-// Where platform files are looked for, in order (find_platform's comment in scenario.hpp).
-std::vector<std::filesystem::path> platform_dirs(std::string_view scenario_file) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> searched;
-  std::error_code ec;
-  fs::path dir = fs::absolute(fs::path(std::string(scenario_file)), ec).parent_path();
-  while (!ec && !dir.empty()) {
-    searched.push_back(dir / "platforms");
-    if (dir == dir.root_path()) break;
-    dir = dir.parent_path();
-  }
-  if (const char* extra = std::getenv("IRQMOD_PLATFORM_PATH")) {
-    std::string_view rest = extra;
-    while (!rest.empty()) {
-      const std::size_t colon = rest.find(':');
-      if (colon != 0) searched.emplace_back(std::string(rest.substr(0, colon)));
-      if (colon == std::string_view::npos) break;
-      rest = rest.substr(colon + 1);
-    }
-  }
-  searched.emplace_back(fs::path(share_dir()) / "platforms");
-  return searched;
-}
-
-// The platform names in `searched`, sorted, joined by ", ".
-std::string platforms_in(const std::vector<std::filesystem::path>& searched) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<std::string> found;
-  for (const fs::path& d : searched) {
-    for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator();
-         it.increment(ec)) {
-      if (it->path().extension() == ".toml") found.push_back(it->path().stem().string());
-    }
-    ec.clear();
-  }
-  std::sort(found.begin(), found.end());
-  found.erase(std::unique(found.begin(), found.end()), found.end());
-  std::string known;
-  for (const std::string& f : found)
-    known += (known.empty() ? "" : ", ") + f;
-  return known;
-}
-
 }  // namespace
-
-Expected<std::string> find_platform(std::string_view name, std::string_view scenario_file) {
-  namespace fs = std::filesystem;
-  if (name.empty() || name.find('/') != std::string_view::npos || name.front() == '.') {
-    return Error{"platform", "'" + std::string(name) +
-                                 "' is not a platform name; allowed: the name of a file in "
-                                 "platforms/ without its .toml, such as \"x86-i40e\""};
-  }
-  const std::string file = std::string(name) + ".toml";
-  const std::vector<fs::path> searched = platform_dirs(scenario_file);
-  std::error_code ec;
-  for (const fs::path& d : searched) {
-    if (fs::is_regular_file(d / file, ec)) return (d / file).string();
-  }
-  const std::string known = platforms_in(searched);
-  return Error{"platform", "no platform '" + std::string(name) + "' (" + file +
-                               ") beside the scenario, in IRQMOD_PLATFORM_PATH or in " +
-                               searched.back().string() +
-                               "; allowed: " + (known.empty() ? std::string("none found") : known)};
-}
 
 Scenario default_scenario() {
   static const Scenario defaults = make_defaults();
-  return defaults;
-}
-
-Scenario default_scenario_on(const Scenario& s) {
-  Scenario defaults = default_scenario();
-  if (!s.kernel.empty()) {
-    // The kernel was checked when `s` was loaded; a failure here leaves the plain defaults.
-    (void)apply_kernel(s.kernel, to_string(s.nic.driver), "", 0, defaults);
-  }
   return defaults;
 }
 
