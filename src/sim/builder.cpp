@@ -52,51 +52,6 @@ Conservation Host::tx_books() const {
 
 namespace {
 
-// Settings the model does not cover, refused by name rather than ignored.
-std::optional<Error> unsupported(const Scenario& s) {
-  const NicSection& nic = s.nic;
-  const NicSection defaults = default_scenario().nic;
-  if (!nic.tx_interrupts) {
-    // Without Tx completion interrupts only i40e's adaptive ITR reads tx-usecs (its Tx
-    // container); anywhere else the Tx keys would do nothing.
-    const char* key =
-        nic.moderation != Moderation::adaptive_itr && nic.tx_usecs != defaults.tx_usecs
-            ? "nic.tx-usecs"
-        : nic.tx_frames != defaults.tx_frames         ? "nic.tx-frames"
-        : nic.tx_moderation != defaults.tx_moderation ? "nic.tx-moderation"
-        : nic.vectors != defaults.vectors             ? "nic.vectors"
-                                                      : nullptr;
-    if (key) {
-      return Error{key,
-                   "this changes only how Tx completions interrupt, and nic.tx-interrupts is "
-                   "off (descriptors are free once their frame left the wire); allowed: the "
-                   "default, or nic.tx-interrupts = true"};
-    }
-  }
-  // IRQ suspension came with 6.13's rule (5dc51ec86df6 and ab5b28b007a7, one series): epoll that
-  // suspends but never busy-polls (prefer, busy_poll 0, the old rule) is no kernel's; it would
-  // leave the queue to the 20 ms safety timer after every event.
-  bool suspends = s.napi.irq_suspend_timeout > Duration::zero();
-  for (const auto& [queue, q] : s.napi.queue)
-    suspends = suspends || q.irq_suspend_timeout.value_or(Duration::zero()) > Duration::zero();
-  if (suspends && s.napi.prefer_busy_poll && s.napi.busy_poll == Duration::zero() &&
-      !s.napi.epoll_prefer_busy_loop) {
-    return Error{"napi.epoll-prefer-busy-loop",
-                 "napi.irq_suspend_timeout is Linux 6.13's, whose epoll busy-polls on "
-                 "prefer_busy_poll alone; allowed: true, or napi.busy_poll above 0, or "
-                 "napi.irq_suspend_timeout = 0"};
-  }
-  const bool busy = s.napi.busy_read > Duration::zero() || s.napi.busy_poll > Duration::zero() ||
-                    (s.napi.prefer_busy_poll && s.napi.epoll_prefer_busy_loop);
-  if (busy && s.cpu.busy_poll_iteration.mean() <= Duration::zero()) {
-    return Error{"cpu.busy-poll-iteration",
-                 "busy polling (napi.busy_read / napi.busy_poll, or napi.prefer_busy_poll with "
-                 "napi.epoll-prefer-busy-loop) needs the cost of one poll of the queue; allowed: "
-                 "a duration above 0 ns"};
-  }
-  return std::nullopt;
-}
-
 // Flow entry `entry`'s generator (constant, Poisson, on-off, pcap and the requests of
 // request-response). Error: a capture that cannot be loaded.
 Expected<Generator> make_generator(const TrafficSection& t, const Link& link,
@@ -181,7 +136,6 @@ std::vector<KernelSetting> kernel_settings(const Scenario& s) {
 }
 
 std::optional<Error> build(const Scenario& s, Host& host) {
-  if (auto e = unsupported(s)) return e;
   World& world = host.world;
   const CpuSection& cpu = s.cpu;
   const NicSection& nic = s.nic;

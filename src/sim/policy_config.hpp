@@ -79,4 +79,8 @@ dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction);
 
 std::optional<Error> validate_policies(const Scenario& scenario);
 
+// The NIC host's rules between keys it reads (Tx keys without Tx interrupts, IRQ suspension
+// without 6.13's epoll, busy polling without its cost); nothing for another kind of run.
+std::optional<Error> validate_nic_host(const Scenario& scenario);
+
 }  // namespace irqmod::sim

@@ -23,10 +23,10 @@ void start_run(Machine& m, const Scenario& s, std::uint32_t vectors) {
 
 bool inputs_are_constant(const Scenario& s) {
   if (s.lab.device != LabDevice::none && s.lab.client == LabClient::load) return false;
+  const RunKind kind = run_kind(s);
   for (const KeySpec& key : schema()) {
-    if (key.kind != ValueKind::distribution) continue;
-    // A drive's service time is drawn only in a storage run (its default is a uniform range).
-    if (key.name.substr(0, 8) == "storage." && s.storage.drives == 0) continue;
+    // Only what this kind of run draws: a platform's costs for another path are not charged.
+    if (key.kind != ValueKind::distribution || !key.readers.has(kind)) continue;
     const bool per_flow = key.name.substr(0, 8) == "traffic.";
     const std::size_t entries = per_flow ? 1 + s.flows.size() : 1;
     for (std::size_t e = 0; e < entries; ++e) {

@@ -121,10 +121,11 @@ std::string unknown_section_message(std::string_view section) {
 Scenario make_defaults() {
   Scenario scenario;
   for (const KeySpec& spec : schema()) {
-    if (section_of(spec.name) == kThreadArray) continue;  // no [[thread]] entry by default
+    if (is_entry_key(spec)) continue;  // no [[thread]] or [napi.queue.N] entry by default
     const auto value = parse_text(spec, spec.default_value);
     if (value.ok()) spec.binding.store(scenario, 0, value.value());
   }
+  scenario.machine = {scenario.link, scenario.nic, scenario.napi, scenario.cpu};
   return scenario;
 }
 
@@ -157,11 +158,6 @@ std::string beside(std::string_view file, const std::string& name) {
 
 // ---- per-NAPI settings: napi.queue.N.KEY ([napi.queue.N] tables) -------------------------------
 
-// The settings a queue's NAPI context may have of its own (netdev netlink napi-set, 6.13); each
-// is parsed as the device-wide [napi] key of the same name (kind, range, unit).
-constexpr std::string_view kQueueNapiKeys[] = {"napi_defer_hard_irqs", "gro_flush_timeout",
-                                               "irq_suspend_timeout"};
-
 Expected<std::uint32_t> queue_number(std::string_view text, const std::string& key) {
   std::uint32_t queue = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), queue);
@@ -174,23 +170,23 @@ Expected<std::uint32_t> queue_number(std::string_view text, const std::string& k
   return queue;
 }
 
-// The device-wide spec of a per-queue key, or an error naming the keys allowed.
-Expected<const KeySpec*> queue_napi_spec(std::string_view name, const std::string& key) {
-  for (const std::string_view allowed : kQueueNapiKeys) {
-    if (name == allowed) return find_key("napi." + std::string(name));
+// The names a [napi.queue.N] table takes: the schema's napi.queue.N.* keys without the prefix.
+std::vector<std::string_view> queue_key_names() {
+  std::vector<std::string_view> names;
+  for (const KeySpec& spec : schema()) {
+    if (is_queue_key(spec)) names.push_back(spec.name.substr(kQueueKeyPrefix.size()));
   }
-  std::vector<std::string_view> keys(std::begin(kQueueNapiKeys), std::end(kQueueNapiKeys));
+  return names;
+}
+
+// The schema's spec of per-queue key `name`, or an error naming the keys allowed.
+Expected<const KeySpec*> queue_napi_spec(std::string_view name, const std::string& key) {
+  if (const KeySpec* spec = find_queue_key(name)) return spec;
+  const std::vector<std::string_view> keys = queue_key_names();
   std::string message = "unknown per-NAPI key";
   if (const auto near = closest(name, keys))
     message += "; did you mean " + std::string(*near) + "?";
   return Error{key, message + "; allowed in [napi.queue.N]: " + join(keys)};
-}
-
-void store_queue_napi(NapiQueueSettings& q, std::string_view name, const Value& value) {
-  const std::int64_t v = std::get<std::int64_t>(value);
-  if (name == "napi_defer_hard_irqs") q.defer_hard_irqs = static_cast<std::uint32_t>(v);
-  if (name == "gro_flush_timeout") q.gro_flush_timeout = Duration{v};
-  if (name == "irq_suspend_timeout") q.irq_suspend_timeout = Duration{v};
 }
 
 // "napi.queue.N.KEY=VALUE" from --set or a variant; nothing when `key` is not of that form.
@@ -205,9 +201,8 @@ std::optional<std::optional<Diagnostic>> apply_queue_override(Scenario& scenario
   const std::string name(key);
   const auto fail = [&](Error e) { return std::optional<Diagnostic>(Diagnostic{from, 0, e}); };
   if (dot == std::string_view::npos) {
-    return fail(Error{name, "expected napi.queue.N.KEY with KEY one of " +
-                                join(std::vector<std::string_view>(std::begin(kQueueNapiKeys),
-                                                                   std::end(kQueueNapiKeys)))});
+    return fail(
+        Error{name, "expected napi.queue.N.KEY with KEY one of " + join(queue_key_names())});
   }
   const auto queue = queue_number(rest.substr(0, dot), name);
   if (!queue) return fail(queue.error());
@@ -219,7 +214,7 @@ std::optional<std::optional<Diagnostic>> apply_queue_override(Scenario& scenario
     error.key = name;
     return fail(error);
   }
-  store_queue_napi(scenario.napi.queue[queue.value()], rest.substr(dot + 1), value.value());
+  spec.value()->binding.store(scenario, queue.value() + 1, value.value());
   return std::optional<Diagnostic>{};
 }
 
@@ -243,7 +238,7 @@ std::optional<Diagnostic> apply_queue_tables(const toml::node& node, const std::
                         Error{prefix, "expected a table [" + prefix + "]; got " +
                                           std::string(toml_type_name(entry))}};
     }
-    NapiQueueSettings& q = scenario.napi.queue[queue.value()];
+    scenario.napi.queue.try_emplace(queue.value());  // an empty table is a queue's too
     for (auto&& [key, value_node] : *settings) {
       const std::string dotted = prefix + "." + std::string(key.str());
       const std::uint32_t key_line = static_cast<std::uint32_t>(key.source().begin.line);
@@ -255,7 +250,7 @@ std::optional<Diagnostic> apply_queue_tables(const toml::node& node, const std::
         e.key = dotted;
         return Diagnostic{file, key_line, e};
       }
-      store_queue_napi(q, key.str(), value.value());
+      spec.value()->binding.store(scenario, queue.value() + 1, value.value());
       lines[dotted] = key_line;
     }
   }
@@ -572,6 +567,7 @@ LoadResult load_scenario_text(std::string_view text, std::string_view file_name,
                               scenario))
       return *d;
   }
+  scenario.machine = {scenario.link, scenario.nic, scenario.napi, scenario.cpu};
   if (auto d = apply_file(*root, file, false, scenario, lines)) return *d;
   // Variants are checked on the file as written: each is the file plus its own assignments.
   if (!scenario.variants.empty()) {

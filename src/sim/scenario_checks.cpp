@@ -11,6 +11,7 @@
 #include "irqmod/sim/units.hpp"
 #include "sim/lab/lab_run.hpp"
 #include "sim/policy_config.hpp"
+#include "sim/scenario_loading.hpp"
 #include "sim/scenario_values.hpp"
 #include "sim/storage/storage_run.hpp"
 #include "sim/xdp/xdp_run.hpp"
@@ -28,7 +29,10 @@ std::optional<Error> check_kernel_features(const Scenario& s) {
     if (b.kind != napi::BehaviourKind::feature || napi::has_commit(b, *version)) continue;
     if (!b.when.empty() && !kernel_condition_holds(b.when, s)) continue;
     const KeySpec* spec = find_key(b.key);
-    if (!spec || spec->binding.load(s, 0) == spec->binding.load(defaults, 0)) continue;
+    // The per-NAPI rows (napi.queue.N.*) are check_napi_extensions', per queue.
+    if (!spec || detail::is_entry_key(*spec) ||
+        spec->binding.load(s, 0) == spec->binding.load(defaults, 0))
+      continue;
     const std::string scope = b.when.empty() ? "" : " with " + std::string(b.when);
     return Error{std::string(b.key),
                  "kernel = \"" + s.kernel + "\" does not have it" + scope + ": Linux " +
@@ -42,18 +46,9 @@ std::optional<Error> check_kernel_features(const Scenario& s) {
 }
 
 // The per-NAPI settings (napi.queue.N) and threaded NAPI: queues that exist, kernels that have
-// them, hosts that use them.
+// them. (Which runs read them at all is in the schema: check_readers.)
 std::optional<Error> check_napi_extensions(const Scenario& s) {
   const NapiSection& napi = s.napi;
-  const bool xdp = s.xdp.app != XdpApp::none;
-  if (xdp && (napi.threaded || !napi.queue.empty())) {
-    // ZcQueue (src/sim/xdp) builds its context from the device-wide settings and polls it from
-    // NET_RX: both would be ignored there.
-    return Error{
-        napi.threaded ? "napi.threaded" : "napi.queue." + std::to_string(napi.queue.begin()->first),
-        "the AF_XDP queue (xdp.app) polls its context from NET_RX with the device-wide "
-        "settings; allowed: the default in an AF_XDP run"};
-  }
   if (napi.threaded && napi.poll_in_irq) {
     return Error{"napi.threaded",
                  "a poll in the interrupt handler (napi.poll-in-irq) leaves nothing for a NAPI "
@@ -117,8 +112,12 @@ std::optional<Error> check_napi_extensions(const Scenario& s) {
 }  // namespace
 
 std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
+  // No silent key: what the run's model does not read is refused first (scenario_readers.cpp).
+  if (auto e = detail::check_readers(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   if (auto e = check_kernel_features(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   if (auto e = check_napi_extensions(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
+  // The NIC host's own rules (policy_config.cpp).
+  if (auto e = validate_nic_host(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   // [storage] (seed 003): its own checks, src/sim/storage/storage_run.cpp.
   if (auto e = validate_storage(s)) return Diagnostic{std::string(file), 0, std::move(*e)};
   // [xdp] (seed 002): src/sim/xdp/xdp_run.cpp.

@@ -41,6 +41,11 @@ std::optional<Diagnostic> check_variants(const Scenario& scenario, const std::st
 // Seed rows name a variant exactly when the file has variants.
 std::optional<Diagnostic> check_variant_rows(const Scenario& scenario, const std::string& file);
 
+// The key (or [[flow]], [[thread]], [napi.queue.N] entry) set in `s` that no model of its run
+// kind reads (KeySpec::readers), as an Error naming it, the run's kind and the kinds that read it.
+// What the platform and kernel set is the machine's and not checked (Scenario::machine).
+std::optional<Error> check_readers(const Scenario& s);
+
 // Applies platform `name` (found for the scenario `file`, whose `line` names it) to `scenario`.
 std::optional<Diagnostic> apply_platform(std::string_view name, const std::string& file,
                                          std::uint32_t line, Scenario& scenario);

@@ -64,6 +64,23 @@ std::optional<std::string_view> closest(std::string_view word,
   return best;
 }
 
+bool is_queue_key(const KeySpec& spec) {
+  return spec.name.substr(0, kQueueKeyPrefix.size()) == kQueueKeyPrefix;
+}
+
+bool is_entry_key(const KeySpec& spec) {
+  return is_queue_key(spec) || section_of(spec.name) == kThreadArray;
+}
+
+std::string queue_key(const KeySpec& spec, std::uint32_t queue) {
+  return "napi.queue." + std::to_string(queue) + "." +
+         std::string(spec.name.substr(kQueueKeyPrefix.size()));
+}
+
+const KeySpec* find_queue_key(std::string_view key) {
+  return find_key(std::string(kQueueKeyPrefix) + std::string(key));
+}
+
 std::vector<std::string_view> sections() {
   std::vector<std::string_view> out;
   for (const KeySpec& spec : schema()) {
@@ -372,14 +389,6 @@ Expected<Value> from_toml(const KeySpec& spec, const toml::node& node) {
 
 std::uint32_t line_of(const toml::node& node) {
   return static_cast<std::uint32_t>(node.source().begin.line);
-}
-
-const char* first_set_key(const Scenario& s, const Scenario& defaults, std::string_view prefix) {
-  for (const KeySpec& spec : schema()) {
-    if (spec.name.substr(0, prefix.size()) != prefix) continue;
-    if (spec.binding.load(s, 0) != spec.binding.load(defaults, 0)) return spec.name.data();
-  }
-  return nullptr;
 }
 
 }  // namespace detail

@@ -17,6 +17,17 @@ namespace irqmod::sim::detail {
 
 // "nic" of "nic.rx-usecs".
 std::string_view section_of(std::string_view dotted);
+// The per-NAPI keys' prefix: "napi.queue.N.gro_flush_timeout" is queue pair N's.
+inline constexpr std::string_view kQueueKeyPrefix = "napi.queue.N.";
+// A key of one queue pair's [napi.queue.N] table (bound per queue: entry N + 1).
+bool is_queue_key(const KeySpec& spec);
+// A key that belongs to an entry of a repeated table ([[thread]], [napi.queue.N]), not to a
+// section: entry 0 is not one of its tables.
+bool is_entry_key(const KeySpec& spec);
+// "napi.queue.3.gro_flush_timeout": a queue key as queue pair `queue`'s.
+std::string queue_key(const KeySpec& spec, std::uint32_t queue);
+// The per-NAPI key named KEY ("gro_flush_timeout"), or nullptr.
+const KeySpec* find_queue_key(std::string_view key);
 // A choice key's words, in enum order.
 std::vector<std::string_view> choices_of(const KeySpec& spec);
 // The closest of `candidates` to `word`, within 2 edits (3 for words of 12 or more characters);
@@ -36,8 +47,5 @@ Expected<Value> parse_text(const KeySpec& spec, std::string_view text);
 Expected<Value> from_toml(const KeySpec& spec, const toml::node& node);
 std::string_view toml_type_name(const toml::node& node);
 std::uint32_t line_of(const toml::node& node);
-// The first key of the schema under `prefix` ("xdp.") whose value in `s` differs from the one
-// in `defaults`, or nullptr: the key to name when a section that would do nothing was set.
-const char* first_set_key(const Scenario& s, const Scenario& defaults, std::string_view prefix);
 
 }  // namespace irqmod::sim::detail

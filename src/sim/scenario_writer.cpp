@@ -70,7 +70,7 @@ void write_table(std::ostream& out, const Scenario& scenario, std::string_view s
                  std::size_t entry) {
   std::string line;
   for (const KeySpec& spec : schema()) {
-    if (section_of(spec.name) != section) continue;
+    if (section_of(spec.name) != section || is_queue_key(spec)) continue;
     line.assign(spec.name.substr(section.size() + 1));
     line += " = ";
     append_value(line, spec, spec.binding.load(scenario, entry));

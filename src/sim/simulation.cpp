@@ -146,6 +146,7 @@ Expected<RunReport> search_rfc2544(const Scenario& scenario, const RunOptions& o
 }  // namespace
 
 Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options) {
+  if (auto d = validate(scenario)) return d->error;
   if (options.series && (scenario.storage.drives > 0 || scenario.xdp.app != XdpApp::none ||
                          scenario.lab.device != LabDevice::none)) {
     return Error{"series",

@@ -100,7 +100,8 @@ TEST(kernel, refuses_a_setting_the_release_does_not_have_naming_key_kernel_and_r
 // epoll's busy loop takes prefer_busy_poll and a budget only from 6.9 (EPIOCSPARAMS); recv's
 // sk_busy_loop has had SO_PREFER_BUSY_POLL and SO_BUSY_POLL_BUDGET since 5.11.
 TEST(kernel, before_6_9_epoll_busy_polls_without_prefer_busy_poll_or_a_budget) {
-  const std::string epoll = "[cpu]\napp-wait = \"epoll\"\n[napi]\nbusy_poll = \"50us\"\n";
+  const std::string epoll =
+      "[cpu]\napp-wait = \"epoll\"\nbusy-poll-iteration = 100\n[napi]\nbusy_poll = \"50us\"\n";
   EXPECT_EQ(error_of("kernel = \"6.8\"\n" + epoll, {"napi.prefer_busy_poll=true"}),
             "test.toml: napi.prefer_busy_poll: kernel = \"6.8\" does not have it with "
             "cpu.app-wait=epoll: "
@@ -113,7 +114,7 @@ TEST(kernel, before_6_9_epoll_busy_polls_without_prefer_busy_poll_or_a_budget) {
   EXPECT_TRUE(load("kernel = \"6.9\"\n" + epoll, {"napi.prefer_busy_poll=true"}).ok());
   EXPECT_TRUE(load("kernel = \"6.8\"\n" + epoll).ok());  // busy polling itself: 4.12
   EXPECT_TRUE(load("kernel = \"6.8\"\n[napi]\nbusy_read = \"50us\"\nprefer_busy_poll = true\n"
-                   "busy_poll_budget = 64\n")
+                   "busy_poll_budget = 64\n[cpu]\nbusy-poll-iteration = 100\n")
                   .ok());  // recv: the socket options
 }
 

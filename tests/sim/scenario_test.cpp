@@ -35,11 +35,17 @@ TEST(scenario, every_key_is_declared_once_with_a_default_that_parses_and_a_sourc
     EXPECT_LE(spec.min, spec.max) << spec.name;
     Scenario s;
     std::string key(spec.name);
+    std::string value(spec.default_value);
     if (key.rfind("thread.", 0) == 0) {  // an array entry's key: [[thread]] 1
       s.threads.emplace_back();
       key = "thread.1." + key.substr(7);
     }
-    const auto d = apply_override(s, key + "=" + std::string(spec.default_value));
+    if (key.rfind("napi.queue.N.", 0) == 0) {  // a per-NAPI key: unset, the device-wide default
+      EXPECT_TRUE(value.empty()) << spec.name;
+      key = "napi.queue.0." + key.substr(13);
+      value = find_key("napi." + key.substr(13))->default_value;
+    }
+    const auto d = apply_override(s, key + "=" + value);
     EXPECT_FALSE(d.has_value()) << spec.name << ": " << (d ? d->what() : "");
   }
   EXPECT_FALSE(validate(default_scenario()).has_value());
@@ -92,6 +98,7 @@ napi_defer_hard_irqs = 2
 [cpu]
 cores = 2
 app-core = 1
+busy-poll-iteration = "100ns"
 )");
   ASSERT_TRUE(r.ok()) << r.error().what();
   const Scenario& s = r.value();
@@ -187,7 +194,8 @@ TEST(scenario, set_overrides_apply_after_the_file_with_the_same_checks) {
   const LoadResult r =
       load("[nic]\nrx-usecs = 10\n",
            {"nic.rx-usecs=20", "link.speed=40G", "traffic.kind=poisson", "traffic.rate=1_000_000",
-            "napi.busy_read=50", "nic.adaptive-rx=off", "scenario.name=\"quoted name\""});
+            "napi.busy_read=50", "cpu.busy-poll-iteration=100", "nic.adaptive-rx=off",
+            "scenario.name=\"quoted name\""});
   ASSERT_TRUE(r.ok()) << r.error().what();
   EXPECT_EQ(r->nic.rx_usecs, 20u);
   EXPECT_EQ(r->link.speed_bps, 40'000'000'000u);

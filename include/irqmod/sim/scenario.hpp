@@ -391,9 +391,22 @@ struct Variant {
 // scenario must name a platform or "none": load_scenario_* refuse one that names neither.
 inline constexpr std::string_view kNoPlatform = "none";
 
+// The sections a platform file may set, as the platform and then the kernel left them (the
+// defaults where they set nothing). A platform describes a whole machine, so what it gives for a
+// path this run does not have (an AF_XDP driver's Tx interrupt, veth's costs in a NIC run) is not
+// a key the scenario set (check_readers, scenario_readers.cpp); the same key set by the file is.
+struct MachineSections {
+  LinkSection link;
+  NicSection nic;
+  NapiSection napi;
+  CpuSection cpu;
+  friend bool operator==(const MachineSections&, const MachineSections&) = default;
+};
+
 struct Scenario {
   std::string platform;  // platform: the preset applied before the scenario's own keys, or "none"
-  std::string kernel;    // kernel: "6.18.34", empty = not set (every switch at its default)
+  MachineSections machine;  // the platform's and kernel's values, before the file's own keys
+  std::string kernel;       // kernel: "6.18.34", empty = not set (every switch at its default)
   ScenarioSection scenario;
   LinkSection link;
   TrafficSection traffic;             // flow 0
@@ -414,6 +427,45 @@ struct Scenario {
   std::size_t thread_count() const { return 1 + threads.size(); }
   const TrafficSection& flow(std::size_t i) const { return i == 0 ? traffic : flows[i - 1]; }
 };
+
+// ---- run kinds -------------------------------------------------------------------------------
+
+// The models a scenario runs on, one per run (simulate() in simulation.cpp picks it): a network
+// host with its NIC and kernel stack (the default), seed 002's AF_XDP socket (xdp.app set),
+// seed 003's drives (storage.drives > 0), and the lab's server and client sharing this
+// machine's cores through veth or loopback (lab.device set). Checked in that order.
+enum class RunKind : std::uint8_t { nic, xdp, storage, lab };
+inline constexpr RunKind kRunKinds[] = {RunKind::nic, RunKind::xdp, RunKind::storage, RunKind::lab};
+
+// The kind `scenario` runs as.
+RunKind run_kind(const Scenario& scenario);
+// "a NIC run", "an AF_XDP run (xdp.app set)", ...: the words messages use.
+std::string_view describe(RunKind kind);
+
+// A set of run kinds: the models that read a key.
+class RunKinds {
+ public:
+  constexpr RunKinds() = default;
+  constexpr RunKinds(RunKind kind) : bits_(bit(kind)) {}  // NOLINT: implicit by design
+  constexpr bool has(RunKind kind) const { return (bits_ & bit(kind)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  friend constexpr RunKinds operator|(RunKinds a, RunKinds b) {
+    RunKinds both;
+    both.bits_ = static_cast<std::uint8_t>(a.bits_ | b.bits_);
+    return both;
+  }
+  friend constexpr bool operator==(RunKinds, RunKinds) = default;
+
+ private:
+  static constexpr std::uint8_t bit(RunKind kind) {
+    return static_cast<std::uint8_t>(1U << static_cast<unsigned>(kind));
+  }
+  std::uint8_t bits_ = 0;
+};
+constexpr RunKinds operator|(RunKind a, RunKind b) {
+  return RunKinds(a) | RunKinds(b);
+}
+inline constexpr RunKinds kEveryRun = RunKind::nic | RunKind::xdp | RunKind::storage | RunKind::lab;
 
 // ---- the schema ------------------------------------------------------------------------------
 
@@ -452,6 +504,7 @@ struct KeySpec {
   std::string_view default_value;  // in scenario-file syntax, parsed like a --set value
   std::string_view choices;        // choice: "a|b|c", in enum order
   std::string_view source;         // where the default comes from
+  RunKinds readers;                // the run kinds whose models read the key (check_readers)
   Binding binding;                 // the field
 };
 

@@ -57,9 +57,9 @@ constexpr std::uint32_t udp_frame_bytes(std::uint32_t payload) {
   return frame < 64 ? 64 : frame;
 }
 
-// Runs `scenario` (already validated) to its duration. Errors: a capture that cannot be loaded
-// (key traffic.pcap), a setting the model does not cover (named by its key), a broken
-// conservation check (key "conservation").
+// Runs `scenario` to its duration. Errors: what validate() refuses (a Scenario made or changed
+// in code is checked as a loaded one is), a capture that cannot be loaded (key traffic.pcap), a
+// broken conservation check (key "conservation").
 Expected<RunReport> simulate(const Scenario& scenario, const RunOptions& options = {});
 
 }  // namespace irqmod::sim

@@ -26,15 +26,6 @@
 namespace irqmod::sim {
 namespace {
 
-using detail::first_set_key;
-
-// The sections a lab run does not read: its "link" is the device, its traffic the client.
-constexpr std::string_view kNotRead[] = {"link.", "traffic.", "nic.",
-                                         "xdp.",  "storage.", "search."};
-// Settings of the NIC host's model only. (Costs are left alone: a platform describes a machine,
-// and a run charges the costs its model has.)
-constexpr std::string_view kNicOnly[] = {"napi.rx-backlog", "napi.poll-in-irq", "cpu.irq-cores"};
-
 Application::Wait application_wait(Wait wait) {
   switch (wait) {
     case Wait::epoll:
@@ -117,45 +108,9 @@ struct LabHost {
 std::optional<Error> validate_lab(const Scenario& s) {
   const Scenario defaults = default_scenario_on(s);
   const LabSection& lab = s.lab;
-  if (lab.device == LabDevice::none) {
-    if (const char* key = first_set_key(s, defaults, "lab.")) {
-      return Error{key,
-                   "lab.device = \"none\" builds no lab, so this would do nothing; allowed: the "
-                   "default, or lab.device = \"veth\" / \"loopback\""};
-    }
-    return std::nullopt;
-  }
-  const auto kind = std::string("a lab run (lab.device = \"") +
-                    (lab.device == LabDevice::veth ? "veth" : "loopback") + "\")";
-  for (const std::string_view prefix : kNotRead) {
-    if (const char* key = first_set_key(s, defaults, prefix)) {
-      return Error{key, std::string("is not read by ") + kind +
-                            ": its client and server share this machine's cores and talk through "
-                            "the device, so the link, the NIC, traffic, [xdp], [storage] and "
-                            "[search] have no model there; allowed: the default"};
-    }
-  }
-  for (const std::string_view name : kNicOnly) {
-    const KeySpec* spec = find_key(name);
-    if (spec && spec->binding.load(s, 0) != spec->binding.load(defaults, 0)) {
-      return Error{std::string(name), std::string("is not read by ") + kind +
-                                          ": it belongs to the NIC host's model; allowed: the "
-                                          "default"};
-    }
-  }
-  if (!s.flows.empty()) {
-    return Error{"flow", "[[flow]] entries are not read by " + kind +
-                             ": the client makes the traffic (lab.client); allowed: none"};
-  }
-  if (!s.threads.empty()) {
-    return Error{"thread",
-                 "[[thread]] entries are not read by " + kind +
-                     ": one server thread runs (cpu.app-core, cpu.app-wait); allowed: none"};
-  }
-  if (!s.napi.queue.empty()) {
-    return Error{"napi.queue", "per-queue NAPI settings are not read by " + kind +
-                                   ": the server's end has one queue, set by the [napi] keys"};
-  }
+  // Which keys a lab run reads at all is the schema's (KeySpec::readers, check_readers): what
+  // is left are the rules between the keys it reads.
+  if (lab.device == LabDevice::none) return std::nullopt;
   if (lab.client == LabClient::sockperf && lab.connections != 1) {
     return Error{"lab.connections",
                  "sockperf ping-pong uses one socket; allowed: 1 with "

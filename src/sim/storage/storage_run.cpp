@@ -18,8 +18,6 @@
 namespace irqmod::sim {
 namespace {
 
-using detail::first_set_key;
-
 // Device vectors are numbered from FIRST_EXTERNAL_VECTOR, one per drive (nvme-pci allocates
 // one per completion queue; a drive here has one queue).
 std::uint8_t vector_of(std::uint32_t drive) {
@@ -44,15 +42,9 @@ std::optional<Error> validate_storage(const Scenario& s) {
   const StorageSection& st = s.storage;
   // A kernel's switches are not keys the scenario set (they stay unused in a storage run).
   const Scenario defaults = default_scenario_on(s);
-  if (st.drives == 0) {
-    // Without drives no storage model is built: a storage key set would do nothing.
-    if (const char* key = first_set_key(s, defaults, "storage.")) {
-      return Error{key,
-                   "storage.drives = 0 builds no storage model, so this would do nothing; "
-                   "allowed: the default, or storage.drives > 0"};
-    }
-    return std::nullopt;
-  }
+  // Which keys a storage run reads at all is the schema's (KeySpec::readers, check_readers):
+  // what is left are the rules between the keys it reads.
+  if (st.drives == 0) return std::nullopt;
   const auto cores_exist = [&](const char* key, const std::string& list) -> std::optional<Error> {
     const auto cores = parse_cpu_list(list);
     if (!cores) return Error{key, cores.error().message};
@@ -67,34 +59,6 @@ std::optional<Error> validate_storage(const Scenario& s) {
   };
   if (auto e = cores_exist("storage.thread-cores", st.thread_cores)) return e;
   if (auto e = cores_exist("storage.irq-cores", st.irq_cores)) return e;
-  // The network model's sections and placement keys; its [cpu] costs may stay (a platform can
-  // describe both paths) and are simply not charged.
-  const CpuSection& cpu = s.cpu;
-  const CpuSection& plain = defaults.cpu;
-  // Each refusal names the key that was set (the first one, in schema order).
-  const auto section = [&](const char* prefix, const char* whole) {
-    const char* key = first_set_key(s, defaults, prefix);
-    return key ? key : whole;  // a difference the schema's keys do not show: the section
-  };
-  const char* refused = s.traffic != defaults.traffic           ? section("traffic.", "traffic")
-                        : !s.flows.empty()                      ? "flow"
-                        : !s.threads.empty()                    ? "thread"
-                        : s.link != defaults.link               ? section("link.", "link")
-                        : s.nic != defaults.nic                 ? section("nic.", "nic")
-                        : s.napi != defaults.napi               ? section("napi.", "napi")
-                        : cpu.irq_cores != plain.irq_cores      ? "cpu.irq-cores"
-                        : cpu.app_core != plain.app_core        ? "cpu.app-core"
-                        : cpu.app_wait != plain.app_wait        ? "cpu.app-wait"
-                        : s.search != defaults.search           ? section("search.", "search")
-                        : s.scenario.warmup != Duration::zero() ? "scenario.warmup"
-                                                                : nullptr;
-  if (refused) {
-    return Error{refused,
-                 "a storage run (storage.drives > 0) builds no network path (its vectors are "
-                 "placed by storage.irq-cores, its threads by storage.thread-cores) and has no "
-                 "warm-up or rate search, so this would do nothing; allowed: the default, or "
-                 "storage.drives = 0"};
-  }
   if (st.mode != StorageMode::posted_msi &&
       st.max_coalescing_loop != defaults.storage.max_coalescing_loop) {
     return Error{"storage.max-coalescing-loop",

@@ -20,8 +20,6 @@
 namespace irqmod::sim {
 namespace {
 
-using detail::first_set_key;
-
 std::uint32_t irq_core_of(const Scenario& s) {
   return parse_cpu_list(s.cpu.irq_cores).value()[0];
 }
@@ -29,35 +27,11 @@ std::uint32_t irq_core_of(const Scenario& s) {
 }  // namespace
 
 std::optional<Error> validate_xdp(const Scenario& s) {
+  // Which keys an AF_XDP run reads at all is the schema's (KeySpec::readers, check_readers):
+  // what is left are the rules between the keys it reads.
+  if (s.xdp.app == XdpApp::none) return std::nullopt;
   const Scenario defaults = default_scenario();
   const XdpSection& x = s.xdp;
-  if (x.app == XdpApp::none) {
-    if (const char* key = first_set_key(s, defaults, "xdp.")) {
-      return Error{key,
-                   "xdp.app = \"none\" builds no AF_XDP socket, so this would do nothing; "
-                   "allowed: the default, or xdp.app = \"rxdrop\" / \"txpush\" / \"l2fwd\""};
-    }
-    return std::nullopt;
-  }
-  const TrafficSection& t = s.traffic;
-  const char* refused = s.storage.drives > 0                    ? "storage.drives"
-                        : !s.flows.empty()                      ? "flow"
-                        : !s.threads.empty()                    ? "thread"
-                        : t.kind != TrafficKind::constant       ? "traffic.kind"
-                        : t.forward                             ? "traffic.forward"
-                        : s.nic.ports != 1                      ? "nic.ports"
-                        : s.nic.queues != 1                     ? "nic.queues"
-                        : s.search.kind != SearchKind::none     ? "search.kind"
-                        : s.scenario.warmup != Duration::zero() ? "scenario.warmup"
-                        : s.napi.poll_in_irq                    ? "napi.poll-in-irq"
-                        : s.napi.rx_backlog                     ? "napi.rx-backlog"
-                                                                : nullptr;
-  if (refused) {
-    return Error{refused,
-                 "an AF_XDP run (xdp.app set) has one queue pair, one socket and one xdpsock "
-                 "thread fed by constant-rate frames, without warm-up or rate search; allowed: "
-                 "the default, or xdp.app = \"none\""};
-  }
   if (!x.irqs && x.method != XdpMethod::busypoll) {
     return Error{"xdp.irqs",
                  "a NAPI context without an interrupt is driven only by busy polling; allowed: "
