@@ -21,6 +21,16 @@ namespace irqmod::sim::detail {
 // cross-key checks' messages at them.
 using KeyLines = std::map<std::string, std::uint32_t, std::less<>>;
 
+// "napi.queue.N.KEY=VALUE" from --set or a variant (`from` names it in messages); nothing when
+// `key` is not of that form, else the Diagnostic of a bad one or none.
+std::optional<std::optional<Diagnostic>> apply_queue_override(Scenario& scenario,
+                                                              std::string_view key,
+                                                              std::string_view text,
+                                                              const std::string& from);
+// [napi.queue.N] tables: `node` is the table under napi.queue, one table per queue number.
+std::optional<Diagnostic> apply_queue_tables(const toml::node& node, const std::string& file,
+                                             Scenario& scenario, KeyLines& lines);
+
 // `text` as TOML, or nothing with `error` set to the syntax error's line and description.
 std::optional<toml::table> parse_toml(std::string_view text, const std::string& file,
                                       std::optional<Diagnostic>& error);

@@ -186,16 +186,29 @@ std::string cell(std::string_view text) {
   return out;
 }
 
+// "nic, lab": the kinds of run that read a key (KeySpec::readers), or "every run".
+std::string readers_text(RunKinds readers) {
+  constexpr std::string_view kNames[] = {"nic", "xdp", "storage", "lab"};
+  if (readers == kEveryRun) return "every run";
+  std::string out;
+  for (const RunKind kind : kRunKinds) {
+    if (readers.has(kind))
+      out += (out.empty() ? "" : ", ") + std::string(kNames[static_cast<int>(kind)]);
+  }
+  return out;
+}
+
 }  // namespace
 
 void write_key_reference(std::ostream& out, bool markdown) {
   if (markdown) {
-    out << "| key | type | bare number in | default | range | source of the default |\n"
-        << "|---|---|---|---|---|---|\n";
+    out << "| key | type | bare number in | default | range | read by | source of the default |\n"
+        << "|---|---|---|---|---|---|---|\n";
     for (const KeySpec& spec : schema()) {
       out << "| `" << reference_name(spec) << "` | " << kind_name(spec.kind) << " | "
           << cell(spec.unit) << " | `" << cell(spec.default_value) << "` | "
-          << cell(range_text(spec)) << " | " << cell(spec.source) << " |\n";
+          << cell(range_text(spec)) << " | " << readers_text(spec.readers) << " | "
+          << cell(spec.source) << " |\n";
     }
     return;
   }
@@ -203,7 +216,8 @@ void write_key_reference(std::ostream& out, bool markdown) {
     out << reference_name(spec) << " (" << kind_name(spec.kind);
     if (!spec.unit.empty()) out << ", a bare number in " << spec.unit;
     out << ")\n  default:  " << (spec.default_value.empty() ? "(none)" : spec.default_value)
-        << " -- " << spec.source << "\n  allowed:  " << allowed_text(spec) << "\n";
+        << " -- " << spec.source << "\n  allowed:  " << allowed_text(spec)
+        << "\n  read by:  " << readers_text(spec.readers) << "\n";
   }
 }
 
