@@ -425,6 +425,19 @@ TEST(scenario_arrays, cpu_lists_take_arrays_and_cpulists_and_print_canonically) 
             std::string::npos);
   EXPECT_NE(error_of("[cpu]\nirq-cores = \"x\"\n").find("is not a cpulist"), std::string::npos);
   EXPECT_NE(error_of("[nic]\nrss-table = 500\n").find("not a power of two"), std::string::npos);
+  // The RSS table's range is ethtool's indirection sizes up to 4096 (the schema's maximum).
+  EXPECT_EQ(error_of("[nic]\nrss-table = 4097\n"),
+            "test.toml:2: nic.rss-table: 4097 is out of range; allowed: 1 entries to 4096 entries");
+  EXPECT_TRUE(load("[nic]\nrss-table = 4096\n").ok());
+  // Both profile tables bad: the Rx one is named first, then the Tx one alone.
+  const std::string dim_both =
+      "kernel = \"6.12\"\n[nic]\nmoderation = \"dim\"\ntx-interrupts = true\n"
+      "tx-moderation = \"dim\"\n";
+  EXPECT_NE(
+      error_of(dim_both + "rx-profile = \"x\"\ntx-profile = \"y\"\n").find(": nic.rx-profile: "),
+      std::string::npos);
+  EXPECT_NE(error_of(dim_both + "tx-profile = \"y\"\n").find(": nic.tx-profile: "),
+            std::string::npos);
   EXPECT_EQ(error_of("[nic]\nbusy-poll-exit-swint = false\nswint-itr = 0\n"),
             "test.toml:3: nic.swint-itr: only the busy-poll exit's forced software interrupt uses "
             "it; allowed: the default, or nic.busy-poll-exit-swint = true");

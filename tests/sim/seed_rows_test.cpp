@@ -65,6 +65,21 @@ TEST(seed_rows, each_metric_is_read_off_the_report_in_the_rows_unit) {
   EXPECT_DOUBLE_EQ(value("cpu.core0", "%"), 75.0);
 }
 
+TEST(seed_rows, a_wrong_unit_lists_the_units_of_the_rows_metric) {
+  const auto allowed = [](const char* metric) {
+    const auto e = check_seed_row(row(metric, "furlongs"));
+    return e ? e->message.substr(e->message.find("allowed: ")) : std::string("(accepted)");
+  };
+  EXPECT_EQ(allowed("throughput"), "allowed: pps, kpps, Mpps, IOPS, k IOPS, M IOPS");
+  EXPECT_EQ(allowed("drops"), "allowed: pps, kpps, Mpps, IOPS, k IOPS, M IOPS");
+  EXPECT_EQ(allowed("latency.p99"), "allowed: ns, us, ms");
+  EXPECT_EQ(allowed("interrupts"), "allowed: intr/s, k intr/s, M intr/s");
+  EXPECT_EQ(allowed("interrupts.vector0"), "allowed: intr/s, k intr/s, M intr/s");
+  EXPECT_EQ(allowed("cpu"), "allowed: %");
+  EXPECT_EQ(allowed("cpu.core1"), "allowed: %");
+  EXPECT_EQ(allowed("observations"), "allowed: messages");
+}
+
 TEST(seed_rows, unknown_metrics_units_and_cores_are_errors_that_say_what_is_allowed) {
   const auto bad_metric = check_seed_row(row("goodput", "kpps"));
   ASSERT_TRUE(bad_metric.has_value());
