@@ -31,37 +31,39 @@ Submitter::Costs submitter_costs() {
   return Submitter::Costs{ns(1'000), ns(100), ns(200), ns(300), ns(50), ns(2'000)};
 }
 
-// What an interrupt handler would hand the thread (io_uring task work), at chosen instants:
-// `payload` completions, and whether that woke the thread.
+// An interrupt handler at chosen instants: it reads the drive's CQ (nvme_poll_cq) and hands
+// what it found to the thread (io_uring task work); whether that woke the thread.
 struct TaskWorkSender {
+  Drive* drive = nullptr;
   CompletionSink sink;
   int woke = 0;
   int found_running = 0;
-  void on_event(const Event& event) {
-    const bool woken = sink.deliver(sink.self, static_cast<std::uint32_t>(event.payload));
+  void on_event(const Event&) {
+    const bool woken = sink.deliver(sink.self, drive->take_cq());
     ++(woken ? woke : found_running);
   }
 };
 
 struct SubmitterRig : test::StorageBench {
   SubmitterRig(StorageMode mode, std::uint32_t depth, std::uint32_t batch_submit,
-               std::uint32_t batch_complete, std::int64_t service_ns)
+               std::uint32_t batch_complete, std::int64_t service_ns, std::uint64_t iops = 0)
       : StorageBench(9),
-        drive(world, 0, drive_settings(depth, service_ns), Rng(9, 1)),
+        drive(world, 0, drive_settings(depth, service_ns, iops), Rng(9, 1)),
         submitter(core, drive, Submitter::Settings{mode, depth, batch_submit, batch_complete},
                   submitter_costs(), counters) {
+    sender.drive = &drive;
     sender.sink = submitter.sink();
     sender_endpoint = world.engine.bind<&TaskWorkSender::on_event>(sender);
   }
-  static Drive::Settings drive_settings(std::uint32_t depth, std::int64_t service_ns) {
+  static Drive::Settings drive_settings(std::uint32_t depth, std::int64_t service_ns,
+                                        std::uint64_t iops) {
     Drive::Settings s;
+    s.iops = iops;
     s.service_time = Distribution::constant_ns(service_ns);
     s.slots = depth;
     return s;
   }
-  void hand_over_at(std::int64_t ns, std::uint32_t completions) {
-    world.engine.schedule(at_ns(ns), sender_endpoint, 1, completions);
-  }
+  void hand_over_at(std::int64_t ns) { world.engine.schedule(at_ns(ns), sender_endpoint, 1); }
   // The thread starts at time 0 and runs until `ns`.
   void run_from_start_to_ns(std::int64_t ns) {
     submitter.start();
@@ -77,6 +79,13 @@ struct SubmitterRig : test::StorageBench {
 
 constexpr std::int64_t kNeverNs = 1'000'000'000;  // a service time no test waits for
 
+// A drive of 1M IOPS: the calls' I/Os (submitted at 1.4 and 2.8 us) complete at 2.4, 3.4, 4.4,
+// 5.4, then 6.4 ... 9.4 us.
+struct PacedDrive {
+  static constexpr std::int64_t kServiceNs = 1'000;
+  static constexpr std::uint64_t kIops = 1'000'000;
+};
+
 TEST(submitter, submits_in_batches_and_waits_only_once_the_ring_is_full) {
   SubmitterRig rig(StorageMode::interrupts, 8, 4, 4, kNeverNs);
   rig.run_from_start_to_ns(50'000);
@@ -91,25 +100,27 @@ TEST(submitter, submits_in_batches_and_waits_only_once_the_ring_is_full) {
 }
 
 TEST(submitter, a_waiting_thread_is_woken_by_each_hand_over_and_reaps_once_it_has_its_batch) {
-  SubmitterRig rig(StorageMode::interrupts, 8, 4, 4, kNeverNs);
+  SubmitterRig rig(StorageMode::interrupts, 8, 4, 4, PacedDrive::kServiceNs, PacedDrive::kIops);
   rig.submitter.start();
-  rig.hand_over_at(3'000, 2);   // asleep: woken; runs 2 us + 2 x 0.2 us, then sleeps again
-  rig.hand_over_at(10'000, 2);  // asleep again: woken; now 4, the batch it waits for
+  rig.hand_over_at(3'500);   // 2 CQEs, asleep: woken; runs 2 us + 2 x 0.2 us, sleeps again
+  rig.hand_over_at(10'000);  // the other 6, asleep: woken; 8, more than the 4 it waits for
   rig.run_to_ns(50'000);
   EXPECT_EQ(rig.sender.woke, 2);
-  EXPECT_EQ(rig.counters.completed, 4U);
-  EXPECT_EQ(rig.counters.submit_calls, 3U);  // the third submits the 4 reaped slots again
-  EXPECT_EQ(rig.counters.submitted, 12U);
+  EXPECT_EQ(rig.counters.completed, 8U);
+  // Calls 3 and 4 submit the 8 reaped slots again (the first of them without a wait).
+  EXPECT_EQ(rig.counters.submit_calls, 4U);
+  EXPECT_EQ(rig.counters.submitted, 16U);
   EXPECT_EQ(rig.submitter.inflight(), 8U);  // the depth: never more
+  EXPECT_EQ(rig.drive.in_device(), 8U);
   EXPECT_EQ(rig.submitter.unreaped(), 0U);
-  EXPECT_EQ(rig.thread_time(), nanoseconds(3 * 1'400 + 2 * (2'000 + 2 * 200)));
+  EXPECT_EQ(rig.thread_time(), nanoseconds(4 * 1'400 + (2'000 + 2 * 200) + (2'000 + 6 * 200)));
 }
 
 TEST(submitter, completions_handed_over_while_it_runs_are_paid_on_the_next_calls_way_in) {
-  SubmitterRig rig(StorageMode::interrupts, 8, 4, 4, kNeverNs);
+  SubmitterRig rig(StorageMode::interrupts, 8, 4, 4, PacedDrive::kServiceNs, PacedDrive::kIops);
   rig.submitter.start();
-  rig.hand_over_at(3'000, 2);  // woken: its task work runs [3, 5.4) us
-  rig.hand_over_at(4'000, 2);  // running: no wake-up; 4 delivered, the batch is complete
+  rig.hand_over_at(3'500);  // 2 CQEs: woken; its task work runs [3.5, 5.9) us
+  rig.hand_over_at(5'500);  // 2 more, running: no wake-up; 4 delivered, the batch is complete
   rig.run_to_ns(50'000);
   EXPECT_EQ(rig.sender.woke, 1);
   EXPECT_EQ(rig.sender.found_running, 1);
