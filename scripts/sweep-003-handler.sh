@@ -2,7 +2,7 @@
 # Seed 003's handler-duration effect: the posted-MSI scenario with the NVMe handler's fixed run
 # time (cpu.nvme-irq) swept, as a Markdown table of device MSIs/s against notifications/s.
 #   scripts/sweep-003-handler.sh [irqmod binary] [duration]
-# (docs/seeds.md, "Seed 003 in detail", holds its output; tests/sim/seed_003_test.cpp checks
+# (docs/seeds.md, "Seed 003 in detail", holds its output; tests/sim/seeds/seed_003_test.cpp checks
 # that the ratio falls.)
 set -eu
 bin=${1:-build/bin/irqmod}
