@@ -30,6 +30,8 @@ inline constexpr Counter<XdpCounters> kXdpCounterEntries[] = {
     {"syscalls", at<&XdpCounters::app, &Xdpsock::Counters::syscalls>, Unit::count,
      Warmup::subtract},
     {"sleeps", at<&XdpCounters::app, &Xdpsock::Counters::sleeps>, Unit::count, Warmup::subtract},
+    {"completions", at<&XdpCounters::app, &Xdpsock::Counters::completed>, Unit::count,
+     Warmup::subtract},
     {"busy_polls", at<&XdpCounters::napi, &napi::Counters::busy_polls>, Unit::count,
      Warmup::subtract},
     {"tx_interrupts", at<&XdpCounters::queue, &ZcQueue::Counters::tx_interrupts>, Unit::count,
@@ -41,7 +43,7 @@ inline constexpr CounterTable<XdpCounters> kXdpCounters{
     "af_xdp",
     "af_xdp: {redirected} frames redirected to the socket, {sent} sent; {refill_misses} polls "
     "found the fill ring short, {kicks} wake-ups; application: {syscalls} system calls, {sleeps} "
-    "sleeps; {busy_polls} busy polls; {tx_interrupts} Tx completion interrupts, {tx_unfinished} "
+    "sleeps, {completions} Tx completions taken back; {busy_polls} busy polls; {tx_interrupts} Tx completion interrupts, {tx_unfinished} "
     "polls left Tx not done\n",
     kXdpCounterEntries};
 

@@ -3,6 +3,7 @@
 // tables load, check their assignments and equal the same --set on the command line.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,6 +77,27 @@ TEST(xdp, the_text_report_has_no_sockperf_lines) {
   write_text(text, run({}));
   EXPECT_EQ(text.str().find("sockperf:"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("af_xdp: "), std::string::npos) << text.str();
+}
+
+// The Tx completions the application took back (xdpsock's complete_tx_only): only a sender has
+// any, and the report's JSON and text carry them.
+TEST(xdp, the_report_counts_the_tx_completions_taken_back) {
+  const RunReport rx = run({});
+  const RunReport tx = run({"xdp.app=txpush"});
+  ASSERT_TRUE(rx.xdp && tx.xdp);
+  EXPECT_EQ(rx.xdp->app.completed, 0U);
+  EXPECT_GT(tx.xdp->app.completed, 0U);
+  EXPECT_LE(tx.xdp->app.completed, tx.xdp->queue.sent);  // a completion is of a sent frame
+  std::ostringstream json;
+  write_json(json, tx);
+  EXPECT_EQ(nlohmann::json::parse(json.str())["af_xdp"]["completions"].get<std::uint64_t>(),
+            tx.xdp->app.completed);
+  std::ostringstream text;
+  write_text(text, tx);
+  EXPECT_NE(
+      text.str().find(", " + std::to_string(tx.xdp->app.completed) + " Tx completions taken back;"),
+      std::string::npos)
+      << text.str();
 }
 
 // 100 ms: the crawl's first ring of frames is then well below 1 % of a running method's.
