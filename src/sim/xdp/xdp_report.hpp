@@ -43,7 +43,8 @@ inline constexpr CounterTable<XdpCounters> kXdpCounters{
     "af_xdp",
     "af_xdp: {redirected} frames redirected to the socket, {sent} sent; {refill_misses} polls "
     "found the fill ring short, {kicks} wake-ups; application: {syscalls} system calls, {sleeps} "
-    "sleeps, {completions} Tx completions taken back; {busy_polls} busy polls; {tx_interrupts} Tx completion interrupts, {tx_unfinished} "
+    "sleeps, {completions} Tx completions taken back; {busy_polls} busy polls; {tx_interrupts} Tx "
+    "completion interrupts, {tx_unfinished} "
     "polls left Tx not done\n",
     kXdpCounterEntries};
 
