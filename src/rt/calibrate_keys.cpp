@@ -1,6 +1,7 @@
 // Every key irqmod calibrate writes, derived from the raw measurements (calibrate_planner.hpp).
 // The definitions follow docs/calibration.md ("Where the model charges each key"); a key
 // "beyond cpu.syscall" has getppid's median taken out.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,17 @@ void wakeups(Planner& p) {
         "cpu.wakeup and cpu.context-switch: the IPI and the idle CPU's wake-up",
         "wake-other-core-10us", {"wake-same-core", "getppid"},
         [&p] { return p.median("wake-same-core") - p.median("getppid"); });
+  // cpu.wakeup-ipi: the waker's write less the same write waking nobody, less try_to_wake_up's
+  // own part (cpu.wakeup, charged to the woken thread).
+  p.key("cpu.wakeup-ipi",
+        "the waker's eventfd_write to a thread blocked on the other CPU after 10 us idle, less an "
+        "eventfd_write waking nobody and less cpu.wakeup: the IPI's send (an APIC write, which "
+        "on a virtual machine exits to the hypervisor)",
+        "wake-send-other-core", {"wake-send-alone", "wake-same-core", "getppid", "yield"}, [&p] {
+          const double wakeup =
+              p.median("wake-same-core") - p.median("getppid") - p.median("yield");
+          return p.median("wake-send-alone") + std::max(0.0, wakeup);
+        });
   // cpu.wakeup-idle: the other-CPU wake-up's median after each idle of the sweep and after 5 ms,
   // less the one after 10 us: how the exit grows with the idle's length.
   const std::string base = "wake-other-core-10us";

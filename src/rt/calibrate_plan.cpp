@@ -206,6 +206,18 @@ void threads(Planner& p) {
   p.progress("wake-ups on the other CPU, after 10 us and 5 ms idle");
   p.record("wake-other-core-10us", wake + "; other CPU, idle 10 us before (the waker spinning)",
            wakeup_latency(p.budget(kShortIdleWait), WakeCore::other, kShortIdle));
+  p.progress("the waker's IPI to the other, idle CPU");
+  if (auto sent = wakeup_send(p.budget(kShortIdleWait), kShortIdle)) {
+    p.record("wake-send-other-core",
+             "the waker's eventfd_write to a thread blocked on the other CPU, idle 10 us before "
+             "(the waker spinning): try_to_wake_up and the IPI",
+             std::move(sent.value().waking));
+    p.record("wake-send-alone", "eventfd_write on an eventfd nobody waits on, beside each of those",
+             std::move(sent.value().alone));
+  } else {
+    p.record("wake-send-other-core", "the waker's eventfd_write to the other CPU", sent.error());
+    p.record("wake-send-alone", "eventfd_write on an eventfd nobody waits on", sent.error());
+  }
   p.record("wake-other-core-5ms",
            wake + "; other CPU, idle 5 ms before (the waker sleeping: both CPUs may halt)",
            wakeup_latency(p.budget(kLongIdleWait), WakeCore::other, kLongIdle));

@@ -121,8 +121,12 @@ Expected<Samples> yield_switch(const Budget& budget, double* switched) {
   return samples;
 }
 
-Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore core,
-                                                const std::vector<Duration>& idles) {
+namespace {
+
+// wakeup_latencies' rounds; with `send`, also the waker's eventfd_write's own duration and,
+// beside each, one on an eventfd nobody waits on (wakeup_send).
+Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
+                                           const std::vector<Duration>& idles, WakeSend* send) {
   if (idles.empty()) return std::vector<Samples>{};
   const int other_cpu = allowed_cpu(1);  // before pinning, which leaves one
   const CpuPin pin(0);
@@ -132,7 +136,8 @@ Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore c
     return Error{"", "waking a thread on another CPU needs two CPUs; this thread may use one"};
   const Fd ping(::eventfd(0, EFD_CLOEXEC));
   const Fd pong(::eventfd(0, EFD_CLOEXEC));
-  if (!ping.ok() || !pong.ok()) return system_error("eventfd");
+  const Fd lone(::eventfd(0, EFD_CLOEXEC));
+  if (!ping.ok() || !pong.ok() || !lone.ok()) return system_error("eventfd");
   std::atomic<bool> stop{false};
   std::atomic<bool> failed{false};
   std::atomic<std::int64_t> woken_at{0};
@@ -167,15 +172,38 @@ Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore c
         else if (idles[i] > Duration::zero())
           spin_for(idles[i]);
         const std::int64_t start = now_ns();
-        if (::eventfd_write(ping.get(), 1) != 0 || !take(pong.get()) || failed.load())
+        const int wrote = ::eventfd_write(ping.get(), 1);
+        const std::int64_t written = now_ns();
+        if (wrote != 0 || !take(pong.get()) || failed.load())
           return Error{"", "the partner thread failed (pinning to CPU " +
                                std::to_string(partner_cpu) + ", or eventfd)"};
-        if (round >= warm_up)
-          samples[i].push_back(detail::per_call(start, woken_at.load(), clock, 1));
+        if (round < warm_up) continue;
+        samples[i].push_back(detail::per_call(start, woken_at.load(), clock, 1));
+        if (send == nullptr) continue;
+        const std::int64_t alone_start = now_ns();
+        const int alone_wrote = ::eventfd_write(lone.get(), 1);
+        const std::int64_t alone_end = now_ns();
+        if (alone_wrote != 0 || !take(lone.get())) return system_error("eventfd");
+        send->waking.push_back(detail::per_call(start, written, clock, 1));
+        send->alone.push_back(detail::per_call(alone_start, alone_end, clock, 1));
       }
   }
   if (samples[0].empty()) return Error{"", "no sample within the time budget"};
   return samples;
+}
+
+}  // namespace
+
+Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore core,
+                                                const std::vector<Duration>& idles) {
+  return wake_rounds(budget, core, idles, nullptr);
+}
+
+Expected<WakeSend> wakeup_send(const Budget& budget, Duration idle) {
+  WakeSend out;
+  auto latencies = wake_rounds(budget, WakeCore::other, {idle}, &out);
+  if (!latencies) return latencies.error();
+  return out;
 }
 
 Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration idle) {

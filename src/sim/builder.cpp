@@ -147,8 +147,10 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   // Cores and their NET_RX softirq; a core's poll list holds the device contexts and its own
   // backlog. A network host's cores pay the idle exit (cpu.wakeup-idle).
   start_run(host, s, vectors);
-  for (Core& core : host.cores)
+  for (Core& core : host.cores) {
     core.set_idle_exit(idle_exit(s));
+    core.set_wakeup_ipi(s.cpu.wakeup_ipi);
+  }
   std::vector<NetRx*> net_rx = add_net_rx(host, s, vectors + (s.napi.rx_backlog ? 1 : 0));
   RunReport& report = world.report;
   report.kernel = s.kernel;

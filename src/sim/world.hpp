@@ -27,8 +27,14 @@ inline constexpr std::uint64_t kRefill = 4'000'000;      // + queue: buffer allo
 inline constexpr std::uint64_t kTurnaround = 5'000'000;  // + flow entry: the client's turnaround
 }  // namespace stream
 
+class Core;
+
 struct World {
   Engine engine{4096};
+  // The core whose job is in its start() or next() now (cpu/core.cpp sets it around those
+  // calls): the waker of a thread woken meanwhile, which pays for the IPI (Core::wake). None
+  // while the engine runs a device's, a timer's or a far host's event.
+  Core* acting_core = nullptr;
   TraceWriter* trace = nullptr;    // the timeline, or none
   RunReport report;                // counters, latency, CPU time: filled as the run goes
   bool event_per_arrival = false;  // RunOptions::event_per_arrival: the lazy-landing oracle

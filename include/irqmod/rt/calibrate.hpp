@@ -151,6 +151,16 @@ Expected<Samples> wakeup_latency(const Budget& budget, WakeCore core, Duration i
 Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore core,
                                                 const std::vector<Duration>& idles);
 
+// The waker's side of waking a thread blocked in an eventfd read on the other CPU, `idle` after
+// it blocked (the waker spinning meanwhile, so only the wakee's CPU idles): the eventfd_write's
+// own duration (try_to_wake_up and the IPI it sends to the idle CPU), and beside each one the
+// same call on an eventfd nobody waits on.
+struct WakeSend {
+  Samples waking;
+  Samples alone;
+};
+Expected<WakeSend> wakeup_send(const Budget& budget, Duration idle);
+
 // How late a relative clock_nanosleep of `timeout` returns with the thread's timer slack set to
 // 1 ns (restored after): the hrtimer's lateness plus the sleeper's wake-up and switch-in.
 Expected<Samples> hrtimer_lateness(const Budget& budget, Duration timeout);

@@ -345,6 +345,7 @@ struct CpuSection {
   Distribution epoll_wait{};       // cpu.epoll-wait: an epoll_wait call that returns events
   Distribution recv_empty{};       // cpu.recv-empty: a non-blocking recv that finds nothing
   Distribution wakeup_remote{};    // cpu.wakeup-remote: a woken thread's start on an idle core
+  Distribution wakeup_ipi{};       // cpu.wakeup-ipi: the waker's cost of the IPI it sends
   std::string wakeup_idle;         // cpu.wakeup-idle: "IDLE:ADDED, ...", its growth with idle time
   Distribution hrtimer_late{};     // cpu.hrtimer-late: how late an hrtimer fires
   Distribution veth_xmit{};        // cpu.veth-xmit: veth_xmit on the sender, per frame

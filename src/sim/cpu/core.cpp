@@ -12,6 +12,22 @@ enum CoreEvent : std::uint16_t {
   kIdleExit,         // the idle core is out of its idle state: the threads woken meanwhile run
 };
 
+// World::acting_core for the length of a job's start() or next() (nested: a wake-up inside one
+// may start a job on the woken core).
+class Acting {
+ public:
+  Acting(World& world, Core* core) : world_(world), before_(world.acting_core) {
+    world_.acting_core = core;
+  }
+  ~Acting() { world_.acting_core = before_; }
+  Acting(const Acting&) = delete;
+  Acting& operator=(const Acting&) = delete;
+
+ private:
+  World& world_;
+  Core* before_;
+};
+
 }  // namespace
 
 Core::Core(World& world, std::uint32_t index, Rng rng, Duration slice)
@@ -125,7 +141,7 @@ void Core::settle() {
       run_top();
       return;
     }
-    if (const auto segment = top.ref.type->start(top.ref.self, *this)) {
+    if (const auto segment = call_job(top.ref, true)) {
       Job& started = stack_[depth_ - 1];
       started.segment = *segment;
       started.remaining = segment->length;
@@ -164,7 +180,8 @@ void Core::on_event(const Event& event) {
   const JobRef ref = top.ref;
   const Level level = top.level;
   if (level == Level::thread) world_.engine.cancel(slice_);
-  const auto segment = ref.type->next(ref.self, *this);
+  const ContextKind charge = top.segment.charge;
+  const auto segment = call_job(ref, false);
   // next() may push jobs of a lower level under the finished one, never above it.
   assert(stack_[depth_ - 1].ref == ref);
   if (segment) {
@@ -173,10 +190,50 @@ void Core::on_event(const Event& event) {
     job.remaining = segment->length;
   } else if (level == Level::thread) {
     finish_thread(ref.type->yields(ref.self));
+    push_stall(Level::softirq, charge);
   } else {
     pop_top();
+    push_stall(level, charge);
   }
   settle();
+}
+
+// A job's start() (`first`) or next(), with this core acting (World::acting_core): the stall of
+// the IPIs its wake-ups sent lengthens the segment it returns.
+std::optional<Segment> Core::call_job(const JobRef& ref, bool first) {
+  std::optional<Segment> segment;
+  {
+    const Acting acting(world_, this);
+    segment = first ? ref.type->start(ref.self, *this) : ref.type->next(ref.self, *this);
+  }
+  if (segment) segment->length += take_stall();
+  return segment;
+}
+
+Duration Core::take_stall() {
+  const Duration d = stall_;
+  stall_ = Duration::zero();
+  return d;
+}
+
+void Core::push_stall(Level level, ContextKind charge) {
+  if (stall_ == Duration::zero()) return;
+  for (StallJob& job : stall_jobs_) {
+    if (job.queued) continue;
+    job.queued = true;
+    job.pending = Segment{take_stall(), charge, "wakeup-ipi"};
+    push(job_of(job), level);
+    return;
+  }
+  assert(false && "more stalls queued than the stack holds jobs");
+}
+
+// The waker (the acting core, when it is another) pays for the IPI this wake-up sends.
+void Core::send_ipi() {
+  Core* waker = world_.acting_core;
+  if (waker == nullptr || waker == this) return;
+  if (wakeup_ipi_.is_constant() && wakeup_ipi_.a_ns == 0) return;
+  waker->stall(waker->cost(wakeup_ipi_));
 }
 
 // ---- threads ---------------------------------------------------------------------------------
@@ -243,9 +300,13 @@ void Core::finish_thread(bool yielded) {
 
 void Core::wake(std::uint32_t thread, bool local_timer) {
   if (scheduler_.runnable(thread)) return;
-  if (idle_exit_.enabled() && !local_timer && !current_ && depth_ == 0) {
-    for (const std::uint32_t t : exiting_)
-      if (t == thread) return;  // already on its way
+  // An idle core is sent an IPI by the first wake-up of its idle (the next ones find the wake
+  // list queued); a timer of its own needs none.
+  const bool core_idle = !current_ && depth_ == 0;
+  for (const std::uint32_t t : exiting_)
+    if (t == thread) return;  // already on its way
+  if (core_idle && !local_timer && exiting_.empty()) send_ipi();
+  if (idle_exit_.enabled() && !local_timer && core_idle) {
     if (exiting_.empty()) {
       const Duration idle = idle_since_ ? now() - *idle_since_ : Duration::zero();
       const Duration exit = cost(idle_exit_.remote) + idle_exit_.added(idle);
@@ -277,6 +338,7 @@ void Core::wake_now(std::uint32_t thread) {
   const auto before = current_;
   reschedule();
   if (current_ != before) {
+    send_ipi();  // resched_curr on another core: the reschedule IPI
     if (depth_ == 1) settle();
   } else if (running) {
     arm_slice();

@@ -131,6 +131,15 @@ class Core {
   // core woke it, whose lateness already holds the exit (cpu.hrtimer-late).
   void wake(std::uint32_t thread, bool local_timer = false);
   void set_idle_exit(const IdleExit& exit) { idle_exit_ = exit; }
+  // What the waker's core spends sending the IPI of a wake-up (cpu.wakeup-ipi): to this core
+  // when it is idle (ttwu_queue_wakelist's call-function IPI: its idle loop does not poll) or
+  // when the woken thread preempts the one running here (resched_curr's reschedule IPI). The
+  // waker is the core whose job is running (World::acting_core); its next segment is that much
+  // longer. 0 (the default): the send is free.
+  void set_wakeup_ipi(const Distribution& cost) { wakeup_ipi_ = cost; }
+  // Time this core spends before its next segment: added to the segment its running job goes
+  // on with, or a segment of its own when that job has finished.
+  void stall(Duration d) { stall_ += d; }
   bool runnable(std::uint32_t thread) const { return scheduler_.runnable(thread); }
   // The thread's running segment ends now (or, when it is not running, as soon as it runs
   // again): a spinning thread that sees data in its socket stops spinning.
@@ -193,6 +202,20 @@ class Core {
   void reschedule();
   void finish_thread(bool yielded);
   void arm_slice();
+  void send_ipi();
+  Duration take_stall();
+  std::optional<Segment> call_job(const JobRef& ref, bool first);
+  // A finished job's stall left to pay: a segment of its own at `level`, charged as `charge`.
+  void push_stall(Level level, ContextKind charge);
+  struct StallJob {
+    Segment pending;
+    bool queued = false;
+    std::optional<Segment> start(Core&) { return pending; }
+    std::optional<Segment> next(Core&) {
+      queued = false;
+      return std::nullopt;
+    }
+  };
 
   World& world_;
   std::uint32_t index_;
@@ -201,6 +224,9 @@ class Core {
   SlotId slice_{};           // the running thread's slice end, while another thread waits
   SlotId idle_exit_slot_{};  // the first idle exit under way ends
   IdleExit idle_exit_{};
+  Distribution wakeup_ipi_{};
+  Duration stall_{};
+  std::array<StallJob, kMaxJobs> stall_jobs_{};
   std::vector<std::uint32_t> exiting_;  // threads woken on the idle core, not yet running
   std::array<Job, kMaxJobs> stack_{};
   std::size_t depth_ = 0;

@@ -160,8 +160,10 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   }
   // Cores and their NET_RX (veth: both ends' NAPIs may be on one core's list; loopback: the
   // core's backlog).
-  for (Core& core : machine.cores)
+  for (Core& core : machine.cores) {
     core.set_idle_exit(idle_exit(s));
+    core.set_wakeup_ipi(s.cpu.wakeup_ipi);
+  }
   const std::vector<NetRx*> net_rx = add_net_rx(machine, s, veth ? 2 : 1);
   std::deque<Core>& cores = machine.cores;
 

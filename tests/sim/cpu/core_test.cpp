@@ -407,5 +407,92 @@ TEST(core, finish_charges_a_segment_still_running_up_to_the_end_of_the_run) {
   EXPECT_EQ(idle + c.world.report.cpu.busy(0).count(), us(100).count());
 }
 
+// ---- the waker's IPI (cpu.wakeup-ipi)
+// ------------------------------------------------------------
+
+struct TwoCores {
+  TwoCores() : a(world, 0, Rng(1), milliseconds(1)), b(world, 1, Rng(2), milliseconds(1)) {
+    world.report.cpu = CpuTime(2);
+    world.report.cores.resize(2);
+    a.set_wakeup_ipi(Distribution::constant_ns(8000));
+    b.set_wakeup_ipi(Distribution::constant_ns(8000));
+  }
+  void run_to(Instant t) { world.engine.run_until(t); }
+  Duration busy(std::uint32_t core) const { return world.report.cpu.busy(core); }
+
+  World world;
+  Core a;
+  Core b;
+};
+
+TEST(core_ipi, a_softirq_waking_a_thread_on_an_idle_core_pays_the_ipi_before_it_goes_on) {
+  TwoCores c;
+  Work sleeper({us(5)});
+  const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
+  Work softirq({us(2), us(3)}, ContextKind::softirq);
+  softirq.on_end = [&](Core&) {
+    if (softirq.done == 1) c.b.wake(t);  // the first segment's end delivers to b's socket
+  };
+  c.a.push(job_of(softirq), Level::softirq);
+  c.run_to(at_us(100));
+  // a: 2 us, the wake-up and its 8 us IPI, then the second 3 us segment.
+  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(2), at_us(13)}));
+  EXPECT_EQ(c.world.report.cpu.busy(0, ContextKind::softirq), us(13));
+  // b's thread runs at once (no idle exit set), and b pays nothing.
+  EXPECT_EQ(sleeper.starts, std::vector<Instant>{at_us(2)});
+  EXPECT_EQ(c.busy(1), us(5));
+}
+
+TEST(core_ipi, a_job_that_ends_with_the_wake_up_still_pays_the_ipi_as_its_own_segment) {
+  TwoCores c;
+  Work sleeper({us(5)});
+  const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
+  Work softirq({us(2)}, ContextKind::softirq);
+  softirq.on_end = [&](Core&) { c.b.wake(t); };
+  Work thread({us(4)});
+  c.a.wake(c.a.add_thread(job_of(thread), false));
+  c.a.push(job_of(softirq), Level::softirq);
+  c.run_to(at_us(100));
+  // The softirq ran on top of the thread: 2 us, then the IPI's 8 us at softirq level, then the
+  // thread's 4 us.
+  EXPECT_EQ(c.world.report.cpu.busy(0, ContextKind::softirq), us(10));
+  EXPECT_EQ(thread.ends, std::vector<Instant>{at_us(14)});
+}
+
+TEST(core_ipi, waking_a_busy_core_without_preempting_it_sends_no_ipi) {
+  TwoCores c;
+  Work running({us(50)});
+  c.b.wake(c.b.add_thread(job_of(running), false));
+  c.run_to(at_us(1));
+  Work sleeper({us(5)});
+  const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
+  Work softirq({us(2), us(3)}, ContextKind::softirq);
+  softirq.on_end = [&](Core&) {
+    if (softirq.done == 1) c.b.wake(t);
+  };
+  c.a.push(job_of(softirq), Level::softirq);
+  c.run_to(at_us(40));
+  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(3), at_us(6)}));
+}
+
+TEST(core_ipi, a_wake_up_from_no_core_and_a_cores_own_wake_up_send_none) {
+  TwoCores c;
+  Work sleeper({us(5)});
+  const std::uint32_t t = c.a.add_thread(job_of(sleeper), false);
+  c.a.wake(t);  // a device's or a timer's event: no core is acting
+  c.run_to(at_us(100));
+  EXPECT_EQ(c.busy(0), us(5));
+  EXPECT_EQ(c.busy(1), Duration::zero());
+  Work other({us(5)});
+  const std::uint32_t u = c.a.add_thread(job_of(other), false);
+  Work softirq({us(2), us(3)}, ContextKind::softirq);
+  softirq.on_end = [&](Core&) {
+    if (softirq.done == 1) c.a.wake(u);  // its own core's thread
+  };
+  c.a.push(job_of(softirq), Level::softirq);
+  c.run_to(at_us(200));
+  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(102), at_us(105)}));
+}
+
 }  // namespace
 }  // namespace irqmod::sim

@@ -118,6 +118,20 @@ TEST(lab, loopback_polls_each_direction_in_the_senders_backlog_and_has_no_busy_p
               static_cast<double>(lo_plain.latency.count()), 1);
 }
 
+// cpu.wakeup-ipi: every round trip of ping-pong wakes a thread blocked on the other, idle core
+// twice (the reply wakes the client, the next request the server), and each waker pays the IPI.
+TEST(lab, the_waker_pays_the_ipi_of_each_wake_up_on_the_other_idle_core) {
+  const RunReport plain = run();
+  const RunReport ipi = run({"cpu.wakeup-ipi=3000"});
+  for (std::size_t core = 0; core < 2; ++core) {
+    const double before = static_cast<double>(plain.cpu.busy(core).count()) /
+                          static_cast<double>(plain.latency.count());
+    const double after =
+        static_cast<double>(ipi.cpu.busy(core).count()) / static_cast<double>(ipi.latency.count());
+    EXPECT_NEAR(after - before, 3000.0, 300.0) << "core " << core;
+  }
+}
+
 TEST(lab, every_cost_a_lab_run_charges_moves_its_latency) {
   const double base = p50_us(run());
   for (const char* key :
