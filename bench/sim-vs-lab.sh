@@ -21,14 +21,34 @@
 #   bench/sim-vs-lab.sh            the whole grid (about 12 min with the defaults; root)
 #   bench/sim-vs-lab.sh --short    one cell and its prediction, 1 run of 2 s: that both numbers
 #                                  are produced and the table is well formed (CI)
+#   bench/sim-vs-lab.sh --repredict DIR
+#                                  an earlier run's measured cells (DIR/cells.tsv) predicted again,
+#                                  on the platform that run calibrated (DIR/platforms) or shipped:
+#                                  what a model change does to the agreement, nothing re-measured
 #
 # Environment: IRQMOD, BENCH_SECONDS (3), BENCH_REPEAT (3), BENCH_RATES ("5000 20000 40000"),
-# BENCH_OUT (a new temporary directory), and lab-common.sh's (BENCH_SERVER_CPU, BENCH_CLIENT_CPU,
-# BENCH_SCHED).
+# BENCH_OUT (a new temporary directory), BENCH_PLATFORM, and lab-common.sh's (BENCH_SERVER_CPU,
+# BENCH_CLIENT_CPU, BENCH_SCHED), BENCH_SIM_SET (KEY=VALUE ...: --set for every prediction, as
+# for an ablation: BENCH_SIM_SET=cpu.wakeup-ipi=0).
+#
+# BENCH_PLATFORM: "calibrate" (the whole grid's default) runs `irqmod calibrate` first, before the
+# lab is up, and predicts every cell on what it measured then (BENCH_OUT/platforms/host-now.toml;
+# scenarios/lab copied to BENCH_OUT/lab naming it): the host's costs on the day of the run, which
+# on a shared virtual machine move from day to day (2026-12-01 -> 12-02 on the development VM:
+# the other-CPU wake-up 9.7 -> 29 us, hrtimer lateness 10.5 -> 38 us). "shipped" (--short's
+# default) predicts on scenarios/lab as they are (platforms/epyc-vm.toml).
 short=0
+repredict=
 if [[ ${1:-} == --short ]]; then
   short=1
   export BENCH_SECONDS=${BENCH_SECONDS:-2}
+elif [[ ${1:-} == --repredict ]]; then
+  repredict=${2:-}
+  [[ -f $repredict/cells.tsv ]] || { echo "--repredict DIR: no DIR/cells.tsv in '$repredict'" >&2; exit 2; }
+  export BENCH_OUT=$repredict
+elif [[ -n ${1:-} ]]; then
+  echo "sim-vs-lab: '$1': allowed --short, --repredict DIR" >&2
+  exit 2
 fi
 export BENCH_SECONDS=${BENCH_SECONDS:-3}
 source "$(dirname "$0")/lab-common.sh"
@@ -44,8 +64,33 @@ if ((short)); then
 fi
 out=${BENCH_OUT:-$(mktemp -d)}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+platform_mode=${BENCH_PLATFORM:-$( ((short)) && echo shipped || echo calibrate)}
+if [[ -n $repredict ]]; then
+  platform_mode=${BENCH_PLATFORM:-$([[ -f $out/platforms/host-now.toml ]] && echo calibrated || echo shipped)}
+fi
+scenario_dir=scenarios/lab
+case $platform_mode in
+  shipped) ;;
+  calibrated) scenario_dir=$out/lab ;;  # --repredict: the run's own calibration
+  calibrate)
+    mkdir -p "$out/platforms" "$out/lab"
+    echo "# calibrating this host (irqmod calibrate, about 25 s) ..." >&2
+    "$irqmod" calibrate --out "$out/platforms/host-now.toml" >"$out/calibrate.txt" 2>&1 ||
+      { cat "$out/calibrate.txt" >&2; exit 1; }
+    for f in scenarios/lab/*.toml; do
+      sed 's/^platform = .*/platform = "host-now"/' "$f" >"$out/lab/$(basename "$f")"
+    done
+    scenario_dir=$out/lab
+    ;;
+  *) echo "BENCH_PLATFORM: '$platform_mode': allowed calibrate, shipped (--repredict: calibrated)" >&2; exit 2 ;;
+esac
 cells=$out/cells.tsv
-: >"$cells"
+if [[ -n $repredict ]]; then
+  grep -P '\tmeasured\t' "$cells" >"$cells.measured" && mv "$cells.measured" "$cells"
+else
+  : >"$cells"
+fi
 
 napi_settings() {  # mode -> irqmod napi set flags (bench/lab-modes.sh's, and loops': none)
   case $1 in
@@ -75,9 +120,15 @@ record() {
     "$measured_client_cpu" >>"$cells"
 }
 
+if [[ -z $repredict ]]; then
 lab_up
 echo "# sim-vs-lab: ${BENCH_SECONDS} s per run, $repeat runs a cell; $( ((short)) && echo "short form (CI)" || echo "whole grid")"
 machine_line
+if [[ $platform_mode == calibrate ]]; then
+  echo "# predicted on irqmod calibrate's numbers of this run: $out/platforms/host-now.toml ($(grep -m1 '^# run:' "$out/platforms/host-now.toml" | cut -c3-))"
+else
+  echo "# predicted on scenarios/lab as shipped (platforms/epyc-vm.toml)"
+fi
 
 # (a) the 6.13 modes under irqmod load.
 for protocol in $protocols; do
@@ -116,6 +167,10 @@ for device in $devices; do
   done
 done
 ip=$lab_ip cli=$lab_cli
+else
+  echo "# sim-vs-lab --repredict $out: the measured cells of that run, predicted again${BENCH_SIM_SET:+ with --set $BENCH_SIM_SET}"
+fi
+[[ $platform_mode == calibrated ]] && echo "# predicted on that run's calibration: $out/platforms/host-now.toml"
 
 # The predictions: each cell once (a seeded run is the same every time).
 json_field() {  # json_field FILE SECTION KEY: a number inside "SECTION":{...}
@@ -126,11 +181,14 @@ core_busy() {  # core_busy FILE CORE: that core's busy fraction, in %
     awk -F: '{ printf "%.1f", 100 * $NF }'
 }
 server_core=$server_cpu client_core=$client_cpu
+sim_sets=()
+for assignment in ${BENCH_SIM_SET:-}; do sim_sets+=(--set "$assignment"); done
 for cell in $(cut -f1,2 "$cells" | sort -u | tr '\t' '|'); do
   experiment=${cell%%|*} variant=${cell#*|}
   json=$out/predicted-$experiment-$variant.json
-  if ! "$irqmod" sim "scenarios/lab/$experiment.toml" --variant "$variant" --no-wall-time \
-    --set cpu.app-core="$server_core" --set lab.client-core="$client_core" --json "$json" >/dev/null; then
+  if ! "$irqmod" sim "$scenario_dir/$experiment.toml" --variant "$variant" --no-wall-time \
+    --set cpu.app-core="$server_core" --set lab.client-core="$client_core" "${sim_sets[@]}" \
+    --json "$json" >/dev/null; then
     echo "sim-vs-lab: no prediction for $experiment $variant" >&2
     exit 1
   fi
