@@ -448,6 +448,15 @@ std::optional<Error> build(const Scenario& s, Host& host) {
           host.peers[tcp->first_probe_flow + i] = client.probe_endpoint();
       }
     } else {
+      if (t.kind == TrafficKind::request_response && t.depth > 0) {
+        ClosedLoopSender& sender = host.closed_loop_senders.emplace_back(
+            world, *host.port, first_tuple[e], t.flows, t.depth, t.rate,
+            udp_frame_bytes(t.msg_size), t.client_delay,
+            Rng(s.scenario.seed, stream::kTraffic + e));
+        for (std::uint32_t i = 0; i < t.flows; ++i)
+          host.peers[first_tuple[e] + i] = sender.endpoint();
+        continue;
+      }
       if (t.kind == TrafficKind::request_response) {
         peer = host.request_senders
                    .emplace_back(world, host.port->link(), t.latency == LatencyReport::round_trip,
@@ -467,10 +476,13 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   }
   // Without a sockperf-like client no message is ever answered or dropped: the report says so
   // rather than print "0 dropped messages" beside the frames dropped (write_text).
-  report.sockperf.one_way = host.ping_pong_clients.empty() && host.request_senders.empty();
+  report.sockperf.one_way = host.ping_pong_clients.empty() && host.request_senders.empty() &&
+                            host.closed_loop_senders.empty();
   host.port->start();
   for (PingPongClient& client : host.ping_pong_clients)
     client.start();
+  for (ClosedLoopSender& sender : host.closed_loop_senders)
+    sender.start();
   for (TcpBulkSender& sender : host.tcp_senders)
     sender.start();
   for (PingSender& ping : host.ping_senders)

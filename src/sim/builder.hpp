@@ -66,6 +66,7 @@ struct Host : Machine {
   std::deque<Application> applications;
   std::deque<PingPongClient> ping_pong_clients;
   std::deque<RequestSender> request_senders;
+  std::deque<ClosedLoopSender> closed_loop_senders;
   std::deque<ForwardReceiver> forward_receivers;
   std::deque<TcpBulkSender> tcp_senders;
   std::deque<TcpBulkReceiver> tcp_receivers;

@@ -35,8 +35,9 @@ bool inputs_are_constant(const Scenario& s) {
     }
   }
   const auto fixed = [](const TrafficSection& t) {
-    return t.kind != TrafficKind::poisson && t.kind != TrafficKind::request_response &&
-           t.kind != TrafficKind::pcap;
+    // A closed loop (traffic.depth at rate 0) draws no times: its requests follow the answers.
+    return t.kind != TrafficKind::poisson && t.kind != TrafficKind::pcap &&
+           (t.kind != TrafficKind::request_response || (t.depth > 0 && t.rate == 0));
   };
   return fixed(s.traffic) && std::all_of(s.flows.begin(), s.flows.end(), fixed);
 }

@@ -155,9 +155,24 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
       return fail(
           {prefix + "on-time", kind + " needs a burst length; allowed: a duration above 0"});
     }
-    if ((t.kind == TrafficKind::request_response || t.kind == TrafficKind::poisson) &&
+    if (t.depth > 0 && t.kind != TrafficKind::request_response) {
+      return fail({prefix + "depth", kind + " has no connections to keep requests outstanding on; "
+                                            "allowed: 0 (the default), or traffic.kind = "
+                                            "\"request-response\""});
+    }
+    if (t.depth > 0 && t.latency != LatencyReport::round_trip) {
+      return fail({prefix + "latency",
+                   "a closed loop (traffic.depth) reports as mutilate does, the "
+                   "round trip + traffic.client-delay; allowed: \"rtt\""});
+    }
+    if (((t.kind == TrafficKind::request_response && t.depth == 0) ||
+         t.kind == TrafficKind::poisson) &&
         t.rate == 0) {
-      return fail({prefix + "rate", kind + " needs an average rate; allowed: 1 frame/s or more"});
+      return fail(
+          {prefix + "rate", kind + " needs an average rate; allowed: 1 frame/s or more" +
+                                (t.kind == TrafficKind::request_response
+                                     ? std::string(", or traffic.depth above 0 for a closed loop")
+                                     : std::string())});
     }
     if (t.kind != TrafficKind::request_response && t.latency != LatencyReport::half_round_trip) {
       return fail({prefix + "latency", kind + " reports its own latency; allowed: \"half-rtt\" "

@@ -206,6 +206,7 @@ struct TrafficSection {
   Distribution peer_turnaround{};  // traffic.peer-turnaround: the client's time, inside the RTT
   LatencyReport latency{};         // traffic.latency: request-response's reported latency
   Duration client_delay{};         // traffic.client-delay: the client's and network's fixed part
+  std::uint32_t depth{};  // traffic.depth: requests outstanding per connection (0: open loop)
   friend bool operator==(const TrafficSection&, const TrafficSection&) = default;
 };
 

@@ -45,7 +45,7 @@ PeerEndpoint PingPongClient::endpoint() {
   e.reply = [](void* self, const Packet&, std::int64_t arrival_ns) {
     static_cast<PingPongClient*>(self)->on_reply(arrival_ns);
   };
-  e.lost = [](void* self) { static_cast<PingPongClient*>(self)->on_lost(); };
+  e.lost = [](void* self, std::uint32_t) { static_cast<PingPongClient*>(self)->on_lost(); };
   e.self = this;
   e.answered = true;
   return e;
@@ -162,7 +162,79 @@ PeerEndpoint RequestSender::endpoint() {
     sender->world_.report.latency.record(sender->round_trip_ ? rtt_ns + sender->client_delay_ns_
                                                              : rtt_ns / 2);
   };
-  e.lost = [](void* self) { ++static_cast<RequestSender*>(self)->world_.report.sockperf.dropped; };
+  e.lost = [](void* self, std::uint32_t) {
+    ++static_cast<RequestSender*>(self)->world_.report.sockperf.dropped;
+  };
+  e.self = this;
+  e.answered = true;
+  return e;
+}
+
+ClosedLoopSender::ClosedLoopSender(World& world, Port& port, std::uint32_t first_tuple,
+                                   std::uint32_t connections, std::uint32_t depth,
+                                   std::uint64_t rate, std::uint32_t frame_bytes,
+                                   Duration client_delay, Rng rng)
+    : world_(world),
+      port_(port),
+      first_tuple_(first_tuple),
+      depth_(depth),
+      rate_(rate),
+      frame_bytes_(frame_bytes),
+      client_delay_ns_(client_delay.count()),
+      rng_(rng),
+      connections_(connections) {
+  if (rate_ > 0) mean_gap_ns_ = 1e9 * connections / static_cast<double>(rate_);
+}
+
+void ClosedLoopSender::start() {
+  const auto n = static_cast<std::uint32_t>(connections_.size());
+  for (std::uint32_t c = 0; c < n; ++c) {
+    if (rate_ > 0) {
+      connections_[c].next_ns = static_cast<std::int64_t>(rng_.exponential(mean_gap_ns_));
+      issue(c, 0);
+    } else {
+      issue(c, static_cast<std::int64_t>(c) * (client_delay_ns_ / n));
+    }
+  }
+}
+
+void ClosedLoopSender::issue(std::uint32_t c, std::int64_t earliest_ns) {
+  Connection& conn = connections_[c];
+  for (; conn.outstanding < depth_; ++conn.outstanding) {
+    std::int64_t wire_ns = earliest_ns;
+    if (rate_ > 0) {
+      // Due at next_ns, or held until now when it came due while the depth was full; the
+      // connection then catches up on its schedule (mutilate's next_time += the next gap).
+      wire_ns = std::max(conn.next_ns, earliest_ns);
+      conn.next_ns += static_cast<std::int64_t>(rng_.exponential(mean_gap_ns_));
+    }
+    port_.inject(Packet{wire_ns + port_.link().reception_ps(frame_bytes_) / 1000, frame_bytes_,
+                        first_tuple_ + c});
+  }
+}
+
+void ClosedLoopSender::on_answer(std::uint32_t flow, std::int64_t free_ns) {
+  const std::uint32_t c = flow - first_tuple_;
+  --connections_[c].outstanding;
+  issue(c, free_ns);
+}
+
+PeerEndpoint ClosedLoopSender::endpoint() {
+  PeerEndpoint e;
+  e.reply = [](void* self, const Packet& request, std::int64_t arrival_ns) {
+    auto* sender = static_cast<ClosedLoopSender*>(self);
+    const std::int64_t sent_ns =
+        request.arrival_ns - sender->port_.link().reception_ps(request.frame_bytes) / 1000;
+    sender->world_.report.latency.record(arrival_ns - sent_ns + sender->client_delay_ns_);
+    sender->on_answer(request.flow, arrival_ns + sender->client_delay_ns_);
+  };
+  // mutilate has no loss of its own (TCP retransmits); the model's lost request is counted and
+  // frees its place on the connection, which then goes on as after an answer.
+  e.lost = [](void* self, std::uint32_t flow) {
+    auto* sender = static_cast<ClosedLoopSender*>(self);
+    ++sender->world_.report.sockperf.dropped;
+    sender->on_answer(flow, ns_since_epoch(sender->world_.now()) + sender->client_delay_ns_);
+  };
   e.self = this;
   e.answered = true;
   return e;

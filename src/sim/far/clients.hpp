@@ -10,6 +10,9 @@
 //                    (below) sends the request again on the same connection.
 //   RequestSender    open-loop requests from a generator (the port carries them); it only
 //                    records the answers.
+//   ClosedLoopSender mutilate without -q (its MAX load): each connection keeps `depth` requests
+//                    outstanding and sends the next one when an answer (or the news of a loss)
+//                    comes back, the client's fixed part (traffic.client-delay) later.
 //   ForwardReceiver  the tester's port behind a router's egress port (nic.ports = 2): it counts
 //                    the forwarded frames as delivered, and their latency through the box, from
 //                    the last bit reaching port 0 to the last bit leaving port 1 (RFC 1242's
@@ -20,8 +23,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "irqmod/sim/distribution.hpp"
+#include "irqmod/sim/random.hpp"
 #include "sim/nic/peers.hpp"
 #include "sim/nic/port.hpp"
 #include "sim/world.hpp"
@@ -143,6 +148,55 @@ class RequestSender {
   const Link& link_;  // the requests' wire, to find when each left the sender
   bool round_trip_;
   std::int64_t client_delay_ns_;
+};
+
+// mutilate's connections with a depth (mutilate.cc, Connection::drive_write_machine): each
+// connection issues its requests at its own times (next_time += an inter-arrival draw: with -q,
+// exponential gaps of mean connections / rate here, where mutilate draws fb_ia's generalised
+// Pareto, so that the connections together are Poisson at `rate`), but never more than `depth`
+// outstanding: a request due while the connection waits goes when an answer frees it, and the
+// connection catches up on the times it missed (next_time is not reset). Rate 0 is mutilate
+// without -q, its MAX: a closed loop, each answer releasing the next request at once. Connection
+// c of `connections` is 4-tuple first_tuple + c. The reported latency is mutilate's, from the
+// request's issue: the round trip + `client_delay`, the client host's and the switch's part,
+// which also separates an answer from the request it releases. At rate 0 the connections start
+// spread evenly over one client delay (mutilate opens them one after another), so that 560
+// requests do not reach the wire in the same nanosecond.
+class ClosedLoopSender {
+ public:
+  ClosedLoopSender(World& world, Port& port, std::uint32_t first_tuple, std::uint32_t connections,
+                   std::uint32_t depth, std::uint64_t rate, std::uint32_t frame_bytes,
+                   Duration client_delay, Rng rng);
+  ClosedLoopSender(const ClosedLoopSender&) = delete;
+  ClosedLoopSender& operator=(const ClosedLoopSender&) = delete;
+
+  void start();
+  PeerEndpoint endpoint();
+
+ private:
+  struct Connection {
+    std::uint32_t outstanding = 0;  // requests issued (or due at a known time) and not answered
+    std::int64_t next_ns = 0;       // when its next request is due (with a rate)
+  };
+
+  // Connection c issues what its depth allows, none before `earliest_ns`. Each request is put
+  // on the wire now, at its future time: a busy loop that jumps to the next frame it knows of
+  // (BusyLoop::iteration) must know of it (a request injected at its time by an event would
+  // reach a loop already asleep in its jump, found only when the jump ends).
+  void issue(std::uint32_t c, std::int64_t earliest_ns);
+  // An answer (or a loss) for 4-tuple `flow`: the connection may issue again at `free_ns`.
+  void on_answer(std::uint32_t flow, std::int64_t free_ns);
+
+  World& world_;
+  Port& port_;
+  std::uint32_t first_tuple_;
+  std::uint32_t depth_;
+  std::uint64_t rate_;
+  std::uint32_t frame_bytes_;
+  std::int64_t client_delay_ns_;
+  Rng rng_;
+  double mean_gap_ns_ = 0;  // a connection's mean gap between requests (with a rate)
+  std::vector<Connection> connections_;
 };
 
 }  // namespace irqmod::sim

@@ -25,7 +25,7 @@ PeerEndpoint PingSender::endpoint() {
   e.reply = [](void* self, const Packet& request, std::int64_t arrival_ns) {
     static_cast<PingSender*>(self)->on_reply(request, arrival_ns);
   };
-  e.lost = [](void* self) {
+  e.lost = [](void* self, std::uint32_t) {
     if (auto& ping = static_cast<PingSender*>(self)->world_.report.ping) ++ping->lost;
   };
   e.self = this;

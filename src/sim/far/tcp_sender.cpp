@@ -51,7 +51,7 @@ void TcpBulkSender::on_ack(Connection& c, std::int64_t arrival_ns) {
 PeerEndpoint TcpBulkSender::data_endpoint(std::size_t i) {
   PeerEndpoint e;
   // The host dropped a segment: sent again at once (free recovery, see the header).
-  e.lost = [](void* self) {
+  e.lost = [](void* self, std::uint32_t) {
     auto* c = static_cast<Connection*>(self);
     c->lost_bytes += c->owner->mss_;
     c->owner->fill(*c, ns_since_epoch(c->owner->world_.now()));
@@ -68,7 +68,7 @@ PeerEndpoint TcpBulkSender::ack_endpoint(std::size_t i) {
   };
   // A lost ACK (a full Tx queue drops it as it is sent, so it is the newest): its value goes, the
   // next ACK covers it.
-  e.lost = [](void* self) {
+  e.lost = [](void* self, std::uint32_t) {
     auto* c = static_cast<Connection*>(self);
     if (!c->path->acks.empty()) c->path->acks.pop_back();
   };

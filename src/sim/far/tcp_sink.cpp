@@ -25,7 +25,7 @@ PeerEndpoint TcpBulkReceiver::data_endpoint(std::size_t i) {
     c->owner->on_data(*c, arrival_ns);
   };
   // The host's Tx path dropped a segment: its sender sends it again (TcpSender::on_lost).
-  e.lost = [](void* self) { ++static_cast<Connection*>(self)->path->lost_segments; };
+  e.lost = [](void* self, std::uint32_t) { ++static_cast<Connection*>(self)->path->lost_segments; };
   e.self = &connections_[i];
   return e;
 }

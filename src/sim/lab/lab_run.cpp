@@ -172,7 +172,9 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   host->peers.resize(flows);
   for (PeerEndpoint& peer : host->peers) {
     peer.answered = true;
-    peer.lost = [](void* self) { ++static_cast<World*>(self)->report.sockperf.dropped; };
+    peer.lost = [](void* self, std::uint32_t) {
+      ++static_cast<World*>(self)->report.sockperf.dropped;
+    };
     peer.self = world.get();
   }
   Stack& server_stack = host->stacks.emplace_back(*world, host->peers, flows, cpu.cores);

@@ -15,7 +15,7 @@ struct PeerEndpoint {
   void (*reply)(void* self, const Packet& request, std::int64_t arrival_ns) = nullptr;
   // A message of the flow was lost on the way (a full ring, a full socket queue). The books of
   // the run record it here, once per frame; the sender decides what it means.
-  void (*lost)(void* self) = nullptr;
+  void (*lost)(void* self, std::uint32_t flow) = nullptr;
   void* self = nullptr;
   bool answered = false;  // the host's application answers this flow's messages
 };
@@ -25,7 +25,7 @@ using Peers = std::vector<PeerEndpoint>;
 
 inline void report_lost(const Peers& peers, std::uint32_t flow) {
   const PeerEndpoint& peer = peers[flow];
-  if (peer.lost) peer.lost(peer.self);
+  if (peer.lost) peer.lost(peer.self, flow);
 }
 
 }  // namespace irqmod::sim

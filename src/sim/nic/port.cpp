@@ -30,10 +30,13 @@ LazyArrivals Port::lazy_arrivals() {
 }
 
 void Port::inject(const Packet& packet) {
-  std::size_t slot = 0;
-  while (slot < injected_.size() && injected_[slot].pending)
-    ++slot;
-  if (slot == injected_.size()) injected_.emplace_back();
+  std::size_t slot = injected_.size();
+  if (free_slots_.empty()) {
+    injected_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
   const Instant writeback = at_ns(packet.arrival_ns) + dma_delay_;
   injected_[slot] = Injected{packet, writeback, true};
   world_.engine.schedule(writeback, endpoint_, kInjected, slot);
@@ -44,9 +47,11 @@ void Port::on_event(const Event& event) {
     case kArrivalWatch:
       break;  // the frames were landed before the event was handled
     case kInjected: {
-      Injected& injected = injected_[event.payload];
-      injected.pending = false;
-      queue_of(injected.packet).land(injected.packet, world_.now());
+      // A copy: landing may inject again, into this slot.
+      const Packet packet = injected_[event.payload].packet;
+      injected_[event.payload].pending = false;
+      free_slots_.push_back(static_cast<std::uint32_t>(event.payload));
+      queue_of(packet).land(packet, world_.now());
       break;
     }
   }

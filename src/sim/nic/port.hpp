@@ -80,7 +80,8 @@ class Port {
     Instant writeback;
     bool pending = false;
   };
-  std::vector<Injected> injected_;  // single frames in flight; slots are reused
+  std::vector<Injected> injected_;         // single frames in flight; slots are reused
+  std::vector<std::uint32_t> free_slots_;  // injected_'s slots not pending
   EndpointId endpoint_{};
   SlotId watch_{};
 };

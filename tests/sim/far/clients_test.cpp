@@ -53,7 +53,7 @@ struct Fixture {
   }
   void lose() {
     const PeerEndpoint& peer = host.peers[0];
-    peer.lost(peer.self);
+    peer.lost(peer.self, 0);
   }
   void run_to(std::int64_t ns) { world.engine.run_until(at_ns(ns)); }
   std::uint64_t requests() const { return host.rx_queues[0].arrived(); }
@@ -263,7 +263,7 @@ TEST(clients, request_sender_records_half_the_time_from_the_requests_send_to_its
   peer.reply(peer.self, Packet{1000 + kReception, 64, 0}, 3000);
   EXPECT_EQ(world.report.latency.count(), 1U);
   EXPECT_EQ(world.report.latency.max(), 1000);
-  peer.lost(peer.self);
+  peer.lost(peer.self, 0);
   EXPECT_EQ(world.report.sockperf.dropped, 1U);
   EXPECT_EQ(world.report.latency.count(), 1U);
 }
@@ -292,6 +292,118 @@ TEST(clients, the_round_trip_report_and_its_delay_are_request_response_keys) {
                          std::vector<std::string>{"traffic.latency=rtt", "platform=none"});
   ASSERT_FALSE(ping.ok());
   EXPECT_NE(ping.error().what().find("latency"), std::string::npos);
+}
+
+// mutilate at MAX: two connections, one request outstanding each, 2 us of client between an
+// answer and the next request.
+std::vector<std::string> closed_loop(std::vector<std::string> more = {}) {
+  std::vector<std::string> sets{"traffic.kind=request-response", "traffic.depth=1",
+                                "traffic.latency=rtt", "traffic.client-delay=2us"};
+  sets.insert(sets.end(), more.begin(), more.end());
+  return sets;
+}
+
+TEST(clients, a_closed_loop_opens_its_connections_spread_over_one_client_delay) {
+  Fixture f(closed_loop());
+  EXPECT_TRUE(f.host.peers[1].answered);
+  f.run_to(1000 + kReception - 1);
+  ASSERT_EQ(f.requests(), 1U);
+  EXPECT_EQ(f.last_request().arrival_ns, kReception);
+  EXPECT_EQ(f.last_request().flow, 0U);
+  f.run_to(1000 + kReception);
+  ASSERT_EQ(f.requests(), 2U);
+  EXPECT_EQ(f.last_request().flow, 1U);
+  f.run_to(100'000);
+  EXPECT_EQ(f.requests(), 2U);  // nothing more until an answer comes back
+}
+
+TEST(clients, a_closed_loop_keeps_depth_requests_outstanding_on_each_connection) {
+  Fixture f(closed_loop({"traffic.depth=3"}));
+  f.run_to(100'000);
+  EXPECT_EQ(f.requests(), 6U);
+}
+
+TEST(clients, a_closed_loop_sends_the_next_request_a_client_delay_after_the_answer) {
+  Fixture f(closed_loop());
+  f.run_to(2000);
+  const PeerEndpoint& peer = f.host.peers[1];
+  peer.reply(peer.self, Packet{1000 + kReception, 64, 1}, 5000);
+  // mutilate's latency: the round trip (sent at 1000) + the client delay.
+  EXPECT_EQ(f.latency().max(), 4000 + 2000);
+  f.run_to(7000 + kReception - 1);
+  EXPECT_EQ(f.requests(), 2U);
+  f.run_to(7000 + kReception);
+  ASSERT_EQ(f.requests(), 3U);
+  EXPECT_EQ(f.last_request().flow, 1U);  // on the connection that was answered
+}
+
+TEST(clients, a_closed_loop_counts_a_lost_request_and_goes_on_with_the_next) {
+  Fixture f(closed_loop());
+  f.run_to(2000);
+  const PeerEndpoint& peer = f.host.peers[0];
+  peer.lost(peer.self, 0);
+  EXPECT_EQ(f.world.report.sockperf.dropped, 1U);
+  EXPECT_EQ(f.latency().count(), 0U);
+  f.run_to(2000 + 2000 + kReception);
+  ASSERT_EQ(f.requests(), 3U);
+  EXPECT_EQ(f.last_request().flow, 0U);
+}
+
+TEST(clients, a_depth_is_request_response_reported_as_a_round_trip) {
+  const std::string rr = "[traffic]\nkind = \"request-response\"\n";
+  const auto refused = [&](std::vector<std::string> sets, const std::string& key) {
+    const LoadResult r = load_scenario_text(rr, "t.toml", test::costs_only(rr, sets));
+    if (r.ok()) return ::testing::AssertionFailure() << "accepted";
+    if (r.error().what().find(key) == std::string::npos)
+      return ::testing::AssertionFailure() << r.error().what();
+    return ::testing::AssertionSuccess();
+  };
+  EXPECT_TRUE(load_scenario_text(rr, "t.toml",
+                                 test::costs_only(rr, {"traffic.depth=1", "traffic.latency=rtt"}))
+                  .ok());
+  EXPECT_TRUE(load_scenario_text(rr, "t.toml",
+                                 test::costs_only(rr, {"traffic.depth=1", "traffic.latency=rtt",
+                                                       "traffic.rate=1000"}))
+                  .ok());  // mutilate -q with -d
+  EXPECT_TRUE(refused({"traffic.depth=1"}, "traffic.latency"));
+  EXPECT_TRUE(refused({}, "traffic.rate"));  // open loop: still needs its rate
+  EXPECT_TRUE(refused({"traffic.depth=1", "traffic.latency=rtt", "traffic.kind=ping-pong"},
+                      "traffic.depth"));
+}
+
+TEST(clients, a_connection_at_its_depth_holds_a_due_request_until_an_answer_frees_it) {
+  // One connection at 1000 requests/s (a gap of 1 ms on average), never answered by the host.
+  Fixture f(closed_loop({"traffic.flows=1", "traffic.rate=1000"}));
+  f.run_to(50'000'000);
+  ASSERT_EQ(f.requests(), 1U);  // its later requests came due while the first was outstanding
+  const Packet first = f.last_request();
+  const PeerEndpoint& peer = f.host.peers[0];
+  peer.reply(peer.self, first, 50'000'000);
+  f.run_to(50'000'000 + 2000 + kReception - 1);
+  EXPECT_EQ(f.requests(), 1U);
+  f.run_to(50'000'000 + 2000 + kReception);
+  EXPECT_EQ(f.requests(), 2U);  // a client delay after the answer: it was due long ago
+}
+
+TEST(clients, connections_answered_at_once_issue_at_the_rate) {
+  // The host answers (no moderation): 200 connections at 20 000 requests/s together, one
+  // outstanding each, are hardly ever held, so the rate is what they send.
+  const std::string text = R"(
+[scenario]
+duration = "1s"
+[traffic]
+kind = "request-response"
+rate = 20000
+flows = 200
+depth = 1
+latency = "rtt"
+client-delay = "10us"
+)";
+  const RunReport r = test::run(test::loaded(text));
+  EXPECT_NEAR(static_cast<double>(r.delivered_packets), 20'000.0, 20'000.0 * 0.03);
+  const RunReport max = test::run(test::loaded(text, {"traffic.rate=0"}));
+  // Closed: each connection's round trip is its cycle, far above 20 000/s.
+  EXPECT_GT(max.delivered_packets, 5 * r.delivered_packets);
 }
 
 }  // namespace

@@ -97,8 +97,8 @@ TEST(ping, a_loss_on_the_host_counts_in_the_report) {
   PingRig rig(1000);
   const PeerEndpoint e = rig.ping.endpoint();
   EXPECT_TRUE(e.answered);
-  e.lost(e.self);
-  e.lost(e.self);
+  e.lost(e.self, 0);
+  e.lost(e.self, 0);
   EXPECT_EQ(rig.report().lost, 2U);
 }
 

@@ -122,7 +122,7 @@ TEST(tcp_sink, each_connection_acknowledges_on_its_own_path_in_turn_on_the_spars
 TEST(tcp_sink, a_segment_the_host_dropped_counts_on_its_path_for_the_sender) {
   SinkRig rig(0, 2);
   const PeerEndpoint e = rig.sink.data_endpoint(1);
-  e.lost(e.self);
+  e.lost(e.self, 1);
   EXPECT_EQ(rig.paths[1].lost_segments, 1U);
   EXPECT_EQ(rig.paths[0].lost_segments, 0U);
 }

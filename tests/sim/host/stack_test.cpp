@@ -34,7 +34,7 @@ struct Losses {
   int count = 0;
   PeerEndpoint endpoint() {
     PeerEndpoint e;
-    e.lost = [](void* self) { ++static_cast<Losses*>(self)->count; };
+    e.lost = [](void* self, std::uint32_t) { ++static_cast<Losses*>(self)->count; };
     e.self = this;
     return e;
   }

@@ -36,7 +36,7 @@ struct Recorder {
       r->arrivals.push_back(arrival_ns);
       r->flows.push_back(request.flow);
     };
-    e.lost = [](void* self) { ++static_cast<Recorder*>(self)->lost; };
+    e.lost = [](void* self, std::uint32_t) { ++static_cast<Recorder*>(self)->lost; };
     e.self = this;
     e.answered = true;
     return e;
