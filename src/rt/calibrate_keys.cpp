@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "calibrate_planner.hpp"
+#include "irqmod/rt/server.hpp"
 
 namespace irqmod::rt::calibrate::detail {
 namespace {
@@ -140,6 +141,12 @@ void wakeups(Planner& p) {
         "the same-CPU hand-off after the waker slept 5 ms less the one at once: cold caches and "
         "TLB after the CPU idled",
         "wake-same-core-5ms", {"wake-same-core"}, [&p] { return p.median("wake-same-core"); });
+  {
+    std::string why;
+    const bool guest = host_is_virtualized(&why);
+    p.fact("cpu.hypervisor", "a guest? " + why + " (what irqmod serve --mode adaptive reads)",
+           guest ? "true" : "false");
+  }
   p.key("cpu.hrtimer-late",
         "clock_nanosleep(50 us) returning late with 1 ns timer slack: the hrtimer's lateness on "
         "an idle CPU plus the sleeper's wake-up and switch-in (an upper bound for a callback's, "

@@ -114,6 +114,11 @@ class Planner {
     keys_.push_back(Entry{key, method, Summary{1, 0, 0, 0}, {}, false, value});
   }
 
+  // A fact of the host, not a measurement: `literal` is written as TOML ("true").
+  void fact(const std::string& key, const std::string& method, const std::string& literal) {
+    keys_.push_back(Entry{key, method, Summary{1, 0, 0, 0}, {}, false, literal, true});
+  }
+
   void skip(const std::string& key, const std::string& why) {
     keys_.push_back(Entry{key, {}, {}, why, false, {}});
   }

@@ -142,6 +142,7 @@ const char* kind_name(Kind kind) {
 
 // "= VALUE  # method; spread; fit: why" of a measured key.
 std::string assignment(const Entry& e) {
+  if (e.literal) return " = " + e.text + "  # " + e.method;
   if (!e.text.empty()) return " = \"" + e.text + "\"  # " + e.method;
   const Fit fit = fit_distribution(e.summary);
   return " = \"" + fit.text + "\"  # " + e.method + "; " + spread_text(e.summary) +

@@ -43,7 +43,7 @@ std::string Server::State::read_sysctl(const char* path) {
   return value;
 }
 
-Duration host_max_predicted_gap(std::string* why) {
+bool host_is_virtualized(std::string* why) {
   bool virtualized = std::ifstream("/sys/hypervisor/type").good();
   std::string reason = virtualized ? "/sys/hypervisor/type exists" : "";
   if (!virtualized) {
@@ -55,6 +55,14 @@ Duration host_max_predicted_gap(std::string* why) {
         reason = "the CPU flag 'hypervisor' is set";
       }
   }
+  if (why != nullptr)
+    *why = virtualized ? reason : "no /sys/hypervisor/type, no CPU flag 'hypervisor'";
+  return virtualized;
+}
+
+Duration host_max_predicted_gap(std::string* why) {
+  std::string reason;
+  const bool virtualized = host_is_virtualized(&reason);
   if (why != nullptr)
     *why = virtualized ? "virtualized (" + reason + "): Seastar's 2000 us"
                        : "bare metal: Seastar's 200 us";

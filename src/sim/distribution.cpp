@@ -309,6 +309,35 @@ Duration Distribution::mean() const {
   return Duration{a_ns};
 }
 
+Duration Distribution::quantile(double q) const {
+  switch (kind) {
+    case DistributionKind::constant:
+      return Duration{a_ns};
+    case DistributionKind::uniform:
+      return Duration{
+          a_ns + static_cast<std::int64_t>(std::floor(q * static_cast<double>(b_ns - a_ns) + 0.5))};
+    case DistributionKind::exponential:
+      return Duration{a_ns + static_cast<std::int64_t>(std::floor(
+                                 -static_cast<double>(b_ns - a_ns) * std::log(1.0 - q) + 0.5))};
+    case DistributionKind::lognormal: {
+      // z with Phi(z) = q, Phi(z) = erfc(-z / sqrt 2) / 2, which rises with z.
+      double low = -10;
+      double high = 10;
+      while (high - low > 1e-9) {
+        const double mid = (low + high) / 2;
+        (std::erfc(-mid / std::sqrt(2.0)) / 2 < q ? low : high) = mid;
+      }
+      const double cv = static_cast<double>(cv_ppm) / kPartsPerMillion;
+      const double sigma_squared = std::log(1.0 + cv * cv);
+      const double z = (low + high) / 2;
+      return Duration{static_cast<std::int64_t>(std::floor(
+          static_cast<double>(a_ns) * std::exp(std::sqrt(sigma_squared) * z - sigma_squared / 2) +
+          0.5))};
+    }
+  }
+  return Duration{a_ns};
+}
+
 Duration Distribution::draw_random(Rng& rng) const {
   switch (kind) {
     case DistributionKind::constant:

@@ -339,5 +339,26 @@ TEST(distribution, the_mean_is_exact_where_it_can_be) {
   EXPECT_EQ(whole_range.mean().count(), std::numeric_limits<std::int64_t>::max() / 2);
 }
 
+// Each kind's quantile, and that the draws agree with it: 90 % of 200 000 draws below the p90.
+TEST(distribution, a_quantile_is_the_value_that_fraction_of_draws_stays_below) {
+  EXPECT_EQ(parsed("700ns").quantile(0.9).count(), 700);
+  EXPECT_EQ(parsed("uniform(100ns, 200ns)").quantile(0.9).count(), 190);
+  // 100 + 900 x ln 10 = 2172.3
+  EXPECT_EQ(parsed("exponential(1000ns, min=100ns)").quantile(0.9).count(), 2172);
+  // sigma^2 = ln 1.25 = 0.22314; 1000 x exp(0.47238 x 1.28155 - 0.11157) = 1638.6
+  EXPECT_EQ(parsed("lognormal(1000ns, cv=0.5)").quantile(0.9).count(), 1639);
+  for (const char* text : {"uniform(100ns, 200ns)", "exponential(1000ns, min=100ns)",
+                           "lognormal(37020ns, cv=0.159)", "lognormal(1000ns, cv=3)"}) {
+    const Distribution d = parsed(text);
+    const std::int64_t p90 = d.quantile(0.9).count();
+    Rng rng(7);
+    int below = 0;
+    constexpr int kDraws = 200'000;
+    for (int i = 0; i < kDraws; ++i)
+      below += d.draw(rng).count() <= p90;
+    EXPECT_NEAR(below / static_cast<double>(kDraws), 0.9, 0.005) << text;
+  }
+}
+
 }  // namespace
 }  // namespace irqmod::sim

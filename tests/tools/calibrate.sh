@@ -20,6 +20,8 @@ done
 key_line='^(# no key yet: [a-z]+\.)?[a-z][a-z0-9-]* = "[^"]+"  # [^;]+.*; p10/p50/p90 -?[0-9]+/-?[0-9]+/-?[0-9]+ ns; n [1-9][0-9]*; fit: .+$'
 # A curve (cpu.wakeup-idle): points, then its method with every point's p10/p50/p90.
 curve_line='^[a-z][a-z0-9-]* = "[0-9]+us:[0-9]+ns(, [0-9]+us:[0-9]+ns)+"  # .*; p10/p50/p90 per idle: [0-9]+ us [0-9]+/[0-9]+/[0-9]+.* ns$'
+# A fact of the host (cpu.hypervisor): a TOML literal and how it was found.
+fact_line='^[a-z][a-z0-9-]* = (true|false)  # .+$'
 keys=0
 while IFS= read -r line; do
   case $line in
@@ -27,7 +29,7 @@ while IFS= read -r line; do
     '# no key yet: '*) ;;
     '#'*) continue ;;
   esac
-  [[ $line =~ $key_line || $line =~ $curve_line ]] ||
+  [[ $line =~ $key_line || $line =~ $curve_line || $line =~ $fact_line ]] ||
     { echo "a key line without a method and a spread: $line"; exit 1; }
   keys=$((keys + 1))
 done <"$file"

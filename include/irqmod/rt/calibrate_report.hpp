@@ -61,13 +61,14 @@ Samples derive(const Samples& main, double subtract, double divide = 1);
 
 // One number of the report.
 struct Entry {
-  std::string key;      // "cpu.syscall" (a key of the simulator or one it will have), or the
-                        // name of a raw measurement ("getppid")
-  std::string method;   // how it was measured, or derived and from what
-  Summary summary;      // n = 0 when skipped
-  std::string skipped;  // why it was not measured (no root, one CPU, ...); empty when it was
-  bool raw = false;     // a measurement the keys are derived from, not itself a key
-  std::string text;     // a key whose value is not a distribution (a curve): the value as written
+  std::string key;       // "cpu.syscall" (a key of the simulator or one it will have), or the
+                         // name of a raw measurement ("getppid")
+  std::string method;    // how it was measured, or derived and from what
+  Summary summary;       // n = 0 when skipped
+  std::string skipped;   // why it was not measured (no root, one CPU, ...); empty when it was
+  bool raw = false;      // a measurement the keys are derived from, not itself a key
+  std::string text;      // a key whose value is not a distribution (a curve): the value as written
+  bool literal = false;  // text is a TOML literal (true, false: a fact of the host), unquoted
 };
 
 struct Header {

@@ -94,6 +94,9 @@ struct ServerConfig {
 // /sys/hypervisor/type, which only Xen provides; this also reads the CPUID `hypervisor` flag in
 // /proc/cpuinfo, which KVM, Firecracker, Hyper-V and VMware guests set. `why` receives a
 // one-line reason.
+// Whether this machine is a guest: /sys/hypervisor/type exists or a CPU has the flag
+// 'hypervisor'; `why` (may be null) says which, or that neither.
+bool host_is_virtualized(std::string* why);
 Duration host_max_predicted_gap(std::string* why);
 
 // The adaptive mode's spin limit (adaptive_poll::Config::idle_poll_window) on every host: 200 µs,

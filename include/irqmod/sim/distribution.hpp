@@ -63,6 +63,11 @@ struct Distribution {
   // The mean, in whole ns: a uniform's is rounded down when min + max is odd; a lognormal's
   // ignores the 1000 x mean cap.
   Duration mean() const;
+  // The value a fraction `q` (0 < q < 1) of the draws stays below, in whole ns: exact for the
+  // constant, uniform and exponential kinds; a lognormal's standard normal quantile found by
+  // bisection on erfc to 1e-9 (its 1000 x mean cap ignored). What a caller that knows only a
+  // percentile of a measured cost (irqmod serve's p90 sleep lateness) reads from a platform's.
+  Duration quantile(double q) const;
 
   // One value. A constant is returned without touching `rng`; the other kinds are drawn out of
   // line, as the header comment specifies.

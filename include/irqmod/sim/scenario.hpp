@@ -307,6 +307,7 @@ struct CpuSection {
   std::uint32_t app_core{};  // cpu.app-core: where application thread 0 runs
   Wait app_wait{};           // cpu.app-wait: how thread 0 waits
   Duration epoll_timeout{};  // cpu.epoll-timeout: epoll_wait's timeout; 0 = none
+  bool hypervisor{};         // cpu.hypervisor: the platform is a guest (serve's adaptive horizon)
   std::uint32_t hz{};        // cpu.hz: clock ticks per second (MCLGETI's livelock check)
   Duration sched_slice{};    // cpu.sched-slice: the fair scheduler's slice; 0 = the kernel's
   // The cost model: each a constant or a distribution (jitter), drawn per use on the core.

@@ -45,6 +45,16 @@ struct ApplicationCosts {
   Distribution xmit{};            // a software device's transmit per reply (cpu.veth-xmit, ...)
 };
 
+// The adaptive poller as `irqmod serve --mode adaptive` configures it with no flags
+// (tools/irqmod/cmd_serve.cpp): Seastar's 200 us spin window; the longest gap it sleeps across
+// 2000 us on a guest, 200 us on bare metal (rt::host_max_predicted_gap: `hypervisor`, the
+// platform's cpu.hypervisor); and as its wake-up cost the 90th percentile lateness of a timed
+// sleep, which serve measures at start (rt::measure_timed_sleep_overshoot): here the platform's
+// cpu.hrtimer-late at its p90. A platform whose timers fire on time (0) leaves the cost of the
+// wake-up itself, `wakeup`.
+adaptive_poll::Config serve_adaptive_config(const Distribution& hrtimer_late, bool hypervisor,
+                                            Duration wakeup);
+
 class Application {
  public:
   // How the thread waits: blocking recv (busy_read applies), epoll_wait (busy_poll applies), the
@@ -63,6 +73,12 @@ class Application {
   void set_stream(Distribution copy_kb) {
     stream_ = true;
     copy_kb_ = copy_kb;
+  }
+
+  // Wait::adaptive_poll: the poller's configuration (serve_adaptive_config), replacing the
+  // library's defaults with the constructor's wake-up cost. Call before the run starts.
+  void set_adaptive(const adaptive_poll::Config& config) {
+    if (poller_) poller_.emplace(config);
   }
 
   // epoll_wait with a timeout (irqmod serve --epoll-timeout): a wait that finds nothing returns

@@ -245,6 +245,8 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   host->server.emplace(*world, cores[cpu.app_core], server_socket, napis, server_stack, host->peers,
                        wait, busy, server_costs);
   host->server->set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
+  host->server->set_adaptive(serve_adaptive_config(cpu.hrtimer_late, cpu.hypervisor,
+                                                   cpu.wakeup.mean() + cpu.context_switch.mean()));
 
   // The client.
   const LabClientCosts client_costs{cpu.syscall,    tx_packet,      xmit,
