@@ -65,11 +65,16 @@ start_server() {
 }
 source bench/server-control.sh  # the working directory is the repository's (cd above)
 
-# ticks_of PID...: the CPU ticks of those processes (the client that `timeout` runs: its PIDs are
-# taken once, at the window's start, and read again at its end).
-ticks_of() {
-  local total=0 pid
-  for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
+# tree_ticks PID: the CPU ticks of PID and every process under it: each one's own, and the
+# children it has reaped (cutime + cstime). Empty when PID is gone.
+tree_ticks() {
+  local total kid t
+  total=$(cpu_ticks "$1" children)
+  [[ -n $total ]] || return 0
+  for kid in $(pgrep -P "$1" 2>/dev/null); do
+    t=$(tree_ticks "$kid")
+    total=$((total + ${t:-0}))
+  done
   echo "$total"
 }
 net_rx_total() { awk '$1 == "NET_RX:" { s = 0; for (i = 2; i <= NF; ++i) s += $i; print s }' /proc/softirqs; }
@@ -92,18 +97,26 @@ measure() {
     window_start=$load_window_start
     window_length=$(awk -v s="$seconds" -v w0="$window_start" 'BEGIN { w = s - w0 - 0.2; print (w < 0.3 ? 0.3 : w) }')
   fi
-  ip netns exec "$cli" "${sched_prefix[@]}" taskset -c "$client_cpu" timeout $((seconds + 30)) \
-    "${command[@]}" >"$out" 2>&1 &
+  # The client runs under a shell that, once it is over, writes the time and its own
+  # /proc/PID/stat, whose cutime + cstime then hold the whole client's CPU. The bench's own
+  # readings can come late: at SCHED_FIFO the server and the client may leave this shell no CPU
+  # until the client has exited (a client read as gone gave negative CPUs before 2026-12-02).
+  rm -f "$out.end"
+  ip netns exec "$cli" "${sched_prefix[@]}" taskset -c "$client_cpu" bash -c \
+    'timeout "$1" "${@:3}"; rc=$?; { date +%s%N; cat /proc/$$/stat; } >"$2"; exit $rc' \
+    client "$((seconds + 30))" "$out.end" "${command[@]}" >"$out" 2>&1 &
   local client=$!
   sleep "$window_start"
-  local t0 c0 r0 b0 t1 c1 r1 b1 k0 k1
-  t0=$(date +%s%N); c0=$(cpu_ticks "$server_pid"); r0=$(net_rx_total); b0=$(busy_poll_total)
-  local kids
-  kids=$(pgrep -P "$client" 2>/dev/null | tr '\n' ' ')
-  k0=$(ticks_of $kids)
-  sleep "$window_length"
-  t1=$(date +%s%N); c1=$(cpu_ticks "$server_pid"); r1=$(net_rx_total); b1=$(busy_poll_total)
-  k1=$(ticks_of $kids)
+  local t0 c0 r0 b0 t1 c1 r1 b1 k0
+  # The CPU readings first, then the slower ones (busy_poll_total forks ip netns exec).
+  t0=$(date +%s%N); c0=$(cpu_ticks "$server_pid"); k0=$(tree_ticks "$client")
+  r0=$(net_rx_total); b0=$(busy_poll_total)
+  # The window ends window_length after t0, the reads above included (ip netns exec can take a
+  # tenth of a second on a loaded machine), so that the client is still running at its end.
+  sleep "$(awk -v t0="$t0" -v now="$(date +%s%N)" -v w="$window_length" \
+    'BEGIN { r = w - (now - t0) / 1e9; printf "%.3f", r < 0 ? 0 : r }')"
+  t1=$(date +%s%N); c1=$(cpu_ticks "$server_pid")
+  r1=$(net_rx_total); b1=$(busy_poll_total)
   wait "$client"
   local s avg p50 p99 p999 dropped
   s=$(awk -v ns=$((t1 - t0)) 'BEGIN { print ns / 1e9 }')
@@ -119,7 +132,16 @@ measure() {
     dropped=$(grep -o '# dropped messages = [0-9]*' "$out" | grep -o '[0-9]*$')
   fi
   # The client's CPU (its process under `timeout`), in % of one CPU over the same window.
-  measured_client_cpu=$(awk -v c=$((k1 - k0)) -v hz="$hz" -v s="$s" 'BEGIN { printf "%.0f", 100 * c / hz / s }')
+  # The client's CPU from t0 to its end (its wrapper's record), in % of one CPU; "-" when it
+  # was not running at t0 or left no record.
+  measured_client_cpu=-
+  if [[ -n $k0 && -s $out.end ]]; then
+    local end_ns end_ticks
+    end_ns=$(head -1 "$out.end")
+    end_ticks=$(sed -n 2p "$out.end" | sed 's/.*) //' | awk '{ print $12 + $13 + $14 + $15 }')
+    measured_client_cpu=$(awk -v c=$((end_ticks - k0)) -v hz="$hz" -v ns=$((end_ns - t0)) \
+      'BEGIN { printf "%.0f", 100 * c / hz / (ns / 1e9) }')
+  fi
   measured=$(awk -v c=$((c1 - c0)) -v hz="$hz" -v s="$s" -v r=$((r1 - r0)) -v b=$((b1 - b0)) \
     -v avg="${avg:--}" -v p50="${p50:--}" -v p99="${p99:--}" -v p999="${p999:--}" -v d="${dropped:--}" \
     'BEGIN { printf "%s %s %s %s %.0f %.0f %.0f %s", avg, p50, p99, p999, 100 * c / hz / s, r / s, b / s, d }')

@@ -7,5 +7,13 @@ stop_server() {
   wait "$server_pid" 2>/dev/null
   server_pid=
 }
-# cpu_ticks PID: user + system CPU time in clock ticks (getconf CLK_TCK per second).
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# cpu_ticks PID: user + system CPU time in clock ticks (getconf CLK_TCK per second); with
+# `children`, also the time of its children it has waited for (cutime + cstime). The fields are
+# counted after the command's closing parenthesis, which may hold spaces (proc(5): utime and
+# stime are fields 14 and 15). Empty when the process is gone.
+cpu_ticks() {
+  local rest
+  rest=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  rest=${rest##*) }
+  awk -v all="${2:-}" '{ print $12 + $13 + (all == "children" ? $14 + $15 : 0) }' <<<"$rest"
+}

@@ -211,7 +211,7 @@ function median(list, n,   a, i, j, t) {
 }
 $4 == "measured" { key = $1 "|" $2; if (!(key in seen)) { seen[key] = 1; order[++cells] = key }
                    m50[key] = m50[key] " " $5; m99[key] = m99[key] " " $6; mcpu[key] = mcpu[key] " " $8
-                   mcli[key] = mcli[key] " " $9 }
+                   if ($9 != "-") mcli[key] = mcli[key] " " $9 }  # "-": the client was not read
 $4 == "predicted" { key = $1 "|" $2; p50[key] = $5; p99[key] = $6; pcpu[key] = $8; pcli[key] = $9 }
 END {
   printf "%-17s %-17s %8s %15s %9s %6s %4s %8s %9s %6s %7s %7s %-11s %7s %7s\n", "experiment",
@@ -221,7 +221,8 @@ END {
     key = order[c]; split(key, parts, "|")
     if (!(key in p50)) { printf "%s: no prediction\n", key; bad = 1; continue }
     med50 = median(m50[key]); lo50 = lo; hi50 = hi
-    med99 = median(m99[key]); medcpu = median(mcpu[key]); medcli = median(mcli[key])
+    med99 = median(m99[key]); medcpu = median(mcpu[key])
+    medcli = mcli[key] == "" ? -1 : median(mcli[key])  # -1: no run read the client
     if (med50 + 0 <= 0 || p50[key] + 0 <= 0) { printf "%s: a number is missing\n", key; bad = 1; continue }
     r50 = p50[key] / med50; r99 = med99 > 0 ? p99[key] / med99 : 0
     inside = p50[key] + 0 >= lo50 + 0 && p50[key] + 0 <= hi50 + 0
