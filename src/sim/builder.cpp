@@ -367,8 +367,9 @@ std::optional<Error> build(const Scenario& s, Host& host) {
                                    *host.stack, host.peers, wait, busy, app_costs);
     // cpu.epoll-timeout is thread 0's (irqmod serve's one loop).
     if (t == 0) host.applications.back().set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
-    host.applications.back().set_adaptive(serve_adaptive_config(
-        cpu.hrtimer_late, cpu.hypervisor, cpu.wakeup.mean() + cpu.context_switch.mean()));
+    host.applications.back().set_adaptive(
+        serve_adaptive_config(cpu.hrtimer_late, idle_exit(s), cpu.hypervisor,
+                              cpu.wakeup.mean() + cpu.context_switch.mean()));
   }
 
   // The peers: a client per ping-pong entry, a TCP sender or receiver per TCP entry, ping, a

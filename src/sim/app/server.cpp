@@ -9,14 +9,16 @@ constexpr Duration kSpinStretch = milliseconds(10);
 
 }  // namespace
 
-adaptive_poll::Config serve_adaptive_config(const Distribution& hrtimer_late, bool hypervisor,
-                                            Duration wakeup) {
+adaptive_poll::Config serve_adaptive_config(const Distribution& hrtimer_late, const IdleExit& idle,
+                                            bool hypervisor, Duration wakeup) {
   adaptive_poll::Config config;
   config.idle_poll_window = adaptive_poll::kBareMetalIdlePollWindow;
   config.max_predicted_gap = hypervisor ? adaptive_poll::kVirtualizedIdlePollWindow
                                         : adaptive_poll::kBareMetalIdlePollWindow;
   const Duration late = hrtimer_late.quantile(0.9);
-  config.wakeup_cost = late > Duration::zero() ? late : wakeup;
+  config.wakeup_cost = late > Duration::zero() ? late + idle.added(kServeSleepSample) -
+                                                     idle.added(kCalibrateSleepSample)
+                                               : wakeup;
   return config;
 }
 

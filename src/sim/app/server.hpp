@@ -48,12 +48,17 @@ struct ApplicationCosts {
 // The adaptive poller as `irqmod serve --mode adaptive` configures it with no flags
 // (tools/irqmod/cmd_serve.cpp): Seastar's 200 us spin window; the longest gap it sleeps across
 // 2000 us on a guest, 200 us on bare metal (rt::host_max_predicted_gap: `hypervisor`, the
-// platform's cpu.hypervisor); and as its wake-up cost the 90th percentile lateness of a timed
-// sleep, which serve measures at start (rt::measure_timed_sleep_overshoot): here the platform's
-// cpu.hrtimer-late at its p90. A platform whose timers fire on time (0) leaves the cost of the
-// wake-up itself, `wakeup`.
-adaptive_poll::Config serve_adaptive_config(const Distribution& hrtimer_late, bool hypervisor,
-                                            Duration wakeup);
+// platform's cpu.hypervisor); and as its wake-up cost the 90th percentile lateness of timed
+// sleeps of kServeSleepSample, which serve measures at start (rt::measure_timed_sleep_overshoot).
+// The platform's cpu.hrtimer-late was measured on sleeps of kCalibrateSleepSample (irqmod
+// calibrate), so its p90 is carried to serve's longer sleep by what the idle curve
+// (cpu.wakeup-idle, `idle`) adds between the two idles. A platform whose timers fire on time (0)
+// leaves the cost of the wake-up itself, `wakeup`.
+inline constexpr Duration kServeSleepSample =
+    microseconds(500);  // cmd_serve.cpp kWakeupSampleSleep
+inline constexpr Duration kCalibrateSleepSample = microseconds(50);  // calibrate's hrtimer-50us
+adaptive_poll::Config serve_adaptive_config(const Distribution& hrtimer_late, const IdleExit& idle,
+                                            bool hypervisor, Duration wakeup);
 
 class Application {
  public:

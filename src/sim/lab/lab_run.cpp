@@ -245,7 +245,7 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   host->server.emplace(*world, cores[cpu.app_core], server_socket, napis, server_stack, host->peers,
                        wait, busy, server_costs);
   host->server->set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
-  host->server->set_adaptive(serve_adaptive_config(cpu.hrtimer_late, cpu.hypervisor,
+  host->server->set_adaptive(serve_adaptive_config(cpu.hrtimer_late, idle_exit(s), cpu.hypervisor,
                                                    cpu.wakeup.mean() + cpu.context_switch.mean()));
 
   // The client.

@@ -261,13 +261,18 @@ moderation = "none"
 TEST(application, the_adaptive_poller_is_configured_as_serve_configures_it_on_the_platform) {
   const Duration wakeup = microseconds(3);
   const adaptive_poll::Config metal =
-      serve_adaptive_config(Distribution::constant_ns(0), false, wakeup);
+      serve_adaptive_config(Distribution::constant_ns(0), IdleExit{}, false, wakeup);
   EXPECT_EQ(metal.wakeup_cost, wakeup);
   EXPECT_EQ(adaptive_poll::max_predicted_gap(metal), microseconds(200));
   EXPECT_EQ(metal.idle_poll_window, microseconds(200));
   const Distribution late{DistributionKind::uniform, 10'000, 20'000, 0};
-  const adaptive_poll::Config guest = serve_adaptive_config(late, true, wakeup);
+  const adaptive_poll::Config guest = serve_adaptive_config(late, IdleExit{}, true, wakeup);
   EXPECT_EQ(guest.wakeup_cost, nanoseconds(19'000));
+  // serve sleeps 500 us where calibrate's hrtimer-late slept 50 us: the idle curve's difference
+  // between the two is added (+2 us at 50 us idle, +7 us at 500 us).
+  IdleExit idle;
+  idle.growth = {{microseconds(50), microseconds(2)}, {microseconds(500), microseconds(7)}};
+  EXPECT_EQ(serve_adaptive_config(late, idle, true, wakeup).wakeup_cost, nanoseconds(24'000));
   EXPECT_EQ(adaptive_poll::max_predicted_gap(guest), microseconds(2000));
   EXPECT_EQ(guest.idle_poll_window, microseconds(200));
 }
