@@ -104,6 +104,20 @@ void wakeups(Planner& p) {
               p.median("wake-same-core") - p.median("getppid") - p.median("yield");
           return p.median("wake-send-alone") + std::max(0.0, wakeup);
         });
+  // cpu.wakeup-run: the wakee's CPU time across the blocked read, less what the model charges
+  // the woken thread already (cpu.wakeup and cpu.context-switch) and less two system calls (the
+  // read's and the thread-clock read's own).
+  p.key("cpu.wakeup-run",
+        "the woken thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) across its eventfd_read "
+        "blocked on the other CPU, 10 us idle, less 2 x cpu.syscall (the read's and the clock's), "
+        "cpu.wakeup and cpu.context-switch: the part of the other-CPU wake-up its CPU is busy "
+        "running the wakee (switch-in and the return; on a virtual machine the exits on that "
+        "path), the rest being the CPU halted or in its idle loop",
+        "wake-run-other-core", {"wake-same-core", "getppid", "yield"}, [&p] {
+          const double wakeup =
+              p.median("wake-same-core") - p.median("getppid") - p.median("yield");
+          return 2 * p.median("getppid") + std::max(0.0, wakeup) + p.median("yield");
+        });
   // cpu.wakeup-idle: the other-CPU wake-up's median after each idle of the sweep and after 5 ms,
   // less the one after 10 us: how the exit grows with the idle's length.
   const std::string base = "wake-other-core-10us";

@@ -214,9 +214,14 @@ void threads(Planner& p) {
              std::move(sent.value().waking));
     p.record("wake-send-alone", "eventfd_write on an eventfd nobody waits on, beside each of those",
              std::move(sent.value().alone));
+    p.record("wake-run-other-core",
+             "the woken thread's CLOCK_THREAD_CPUTIME_ID from before its blocking eventfd_read "
+             "to after it returns, in the same rounds",
+             std::move(sent.value().woken_run));
   } else {
     p.record("wake-send-other-core", "the waker's eventfd_write to the other CPU", sent.error());
     p.record("wake-send-alone", "eventfd_write on an eventfd nobody waits on", sent.error());
+    p.record("wake-run-other-core", "the woken thread's CPU time across its read", sent.error());
   }
   p.record("wake-other-core-5ms",
            wake + "; other CPU, idle 5 ms before (the waker sleeping: both CPUs may halt)",

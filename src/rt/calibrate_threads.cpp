@@ -123,8 +123,15 @@ Expected<Samples> yield_switch(const Budget& budget, double* switched) {
 
 namespace {
 
+std::int64_t thread_cpu_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
 // wakeup_latencies' rounds; with `send`, also the waker's eventfd_write's own duration and,
-// beside each, one on an eventfd nobody waits on (wakeup_send).
+// beside each, one on an eventfd nobody waits on, and the wakee's CPU time across its blocking
+// read (wakeup_send).
 Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
                                            const std::vector<Duration>& idles, WakeSend* send) {
   if (idles.empty()) return std::vector<Samples>{};
@@ -141,17 +148,20 @@ Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
   std::atomic<bool> stop{false};
   std::atomic<bool> failed{false};
   std::atomic<std::int64_t> woken_at{0};
+  std::atomic<std::int64_t> woken_run{0};
   std::vector<Samples> samples(idles.size());
   {
     const Partner partner(
         [&] {
           if (!pin_thread(::pthread_self(), partner_cpu)) failed.store(true);
           while (!failed.load()) {
+            const std::int64_t cpu_before = thread_cpu_ns();
             if (!take(ping.get())) {
               failed.store(true);
               break;
             }
             woken_at.store(now_ns());
+            woken_run.store(thread_cpu_ns() - cpu_before);
             if (stop.load()) break;
             if (::eventfd_write(pong.get(), 1) != 0) failed.store(true);
           }
@@ -186,6 +196,8 @@ Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
         if (alone_wrote != 0 || !take(lone.get())) return system_error("eventfd");
         send->waking.push_back(detail::per_call(start, written, clock, 1));
         send->alone.push_back(detail::per_call(alone_start, alone_end, clock, 1));
+        // The wakee stored its CPU time before writing pong, which this thread has taken.
+        send->woken_run.push_back(woken_run.load());
       }
   }
   if (samples[0].empty()) return Error{"", "no sample within the time budget"};

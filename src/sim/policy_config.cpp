@@ -228,6 +228,7 @@ Expected<std::vector<IdleExit::Point>> parse_idle_curve(std::string_view text) {
 IdleExit idle_exit(const Scenario& s) {
   IdleExit exit;
   exit.remote = s.cpu.wakeup_remote;
+  exit.run = s.cpu.wakeup_run;
   if (auto curve = parse_idle_curve(s.cpu.wakeup_idle)) exit.growth = std::move(curve.value());
   return exit;
 }

@@ -168,7 +168,7 @@ TEST(calibrate, a_small_plan_measures_or_skips_every_key_with_a_method_or_a_reas
         "cpu.poll-call",     "cpu.epoll-wait",    "cpu.epoll-empty", "cpu.hrtimer-late",
         "cpu.tx-packet",     "cpu.rx-packet",     "cpu.napi-poll",   "cpu.backlog-enqueue",
         "cpu.backlog-poll",  "cpu.veth-packet",   "cpu.veth-poll",   "cpu.veth-xmit",
-        "cpu.softirq-entry", "cpu.wakeup-ipi"})
+        "cpu.softirq-entry", "cpu.wakeup-ipi",    "cpu.wakeup-run"})
     EXPECT_EQ(keys.count(key), 1u) << key;
   // Every key is there once.
   std::size_t listed = 0;

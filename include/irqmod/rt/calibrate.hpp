@@ -154,10 +154,14 @@ Expected<std::vector<Samples>> wakeup_latencies(const Budget& budget, WakeCore c
 // The waker's side of waking a thread blocked in an eventfd read on the other CPU, `idle` after
 // it blocked (the waker spinning meanwhile, so only the wakee's CPU idles): the eventfd_write's
 // own duration (try_to_wake_up and the IPI it sends to the idle CPU), and beside each one the
-// same call on an eventfd nobody waits on.
+// same call on an eventfd nobody waits on; and the woken thread's own CPU time
+// (CLOCK_THREAD_CPUTIME_ID) from just before its blocking eventfd_read to just after it returns:
+// what of the wake-up its CPU spends running it (the read's entry and block, the switch-in and
+// the return), the rest being the idle CPU halted or in its idle loop.
 struct WakeSend {
   Samples waking;
   Samples alone;
+  Samples woken_run;
 };
 Expected<WakeSend> wakeup_send(const Budget& budget, Duration idle);
 

@@ -348,6 +348,7 @@ struct CpuSection {
   Distribution recv_empty{};       // cpu.recv-empty: a non-blocking recv that finds nothing
   Distribution wakeup_remote{};    // cpu.wakeup-remote: a woken thread's start on an idle core
   Distribution wakeup_ipi{};       // cpu.wakeup-ipi: the waker's cost of the IPI it sends
+  Distribution wakeup_run{};       // cpu.wakeup-run: of that start, the wakee's core busy
   std::string wakeup_idle;         // cpu.wakeup-idle: "IDLE:ADDED, ...", its growth with idle time
   Distribution hrtimer_late{};     // cpu.hrtimer-late: how late an hrtimer fires
   Distribution veth_xmit{};        // cpu.veth-xmit: veth_xmit on the sender, per frame

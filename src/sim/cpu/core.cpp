@@ -161,6 +161,9 @@ void Core::on_event(const Event& event) {
   if (event.kind() == kIdleExit) {
     std::vector<std::uint32_t> woken;
     woken.swap(exiting_);
+    // The exit's last part runs the first woken thread: its first segment is that much longer.
+    stall(exit_run_);
+    exit_run_ = Duration::zero();
     for (const std::uint32_t thread : woken)
       wake_now(thread);
     return;
@@ -310,8 +313,9 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
     if (exiting_.empty()) {
       const Duration idle = idle_since_ ? now() - *idle_since_ : Duration::zero();
       const Duration exit = cost(idle_exit_.remote) + idle_exit_.added(idle);
+      exit_run_ = std::min(exit, cost(idle_exit_.run));
       exiting_.push_back(thread);
-      world_.engine.arm(idle_exit_slot_, now() + exit, endpoint_, kIdleExit);
+      world_.engine.arm(idle_exit_slot_, now() + exit - exit_run_, endpoint_, kIdleExit);
       return;
     }
     exiting_.push_back(thread);  // rides on the exit already under way

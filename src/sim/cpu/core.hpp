@@ -89,6 +89,10 @@ struct IdleExit {
   };
   Distribution remote{};      // cpu.wakeup-remote
   std::vector<Point> growth;  // cpu.wakeup-idle
+  // cpu.wakeup-run: of the exit, the part at its end in which the core runs the woken thread
+  // (its switch-in and return to user space; a vCPU's exits on that path): busy, charged to that
+  // thread's first segment, the exit no longer. 0: the whole exit is idle.
+  Distribution run{};
   bool enabled() const { return !(remote.is_constant() && remote.a_ns == 0) || !growth.empty(); }
   // `growth` at `idle`.
   Duration added(Duration idle) const;
@@ -224,6 +228,7 @@ class Core {
   SlotId slice_{};           // the running thread's slice end, while another thread waits
   SlotId idle_exit_slot_{};  // the first idle exit under way ends
   IdleExit idle_exit_{};
+  Duration exit_run_{};  // cpu.wakeup-run of the exit under way
   Distribution wakeup_ipi_{};
   Duration stall_{};
   std::array<StallJob, kMaxJobs> stall_jobs_{};

@@ -132,6 +132,27 @@ TEST(lab, the_waker_pays_the_ipi_of_each_wake_up_on_the_other_idle_core) {
   }
 }
 
+// cpu.wakeup-run: of each remote wake-up's latency, the part the woken core runs the woken thread
+// is busy; the latency does not move. Ping-pong wakes each core once a round trip.
+TEST(lab, the_woken_cores_run_of_a_remote_wake_up_is_busy_and_costs_no_latency) {
+  const RunReport plain = run({"cpu.wakeup-remote=20000"});
+  const RunReport running = run({"cpu.wakeup-remote=20000", "cpu.wakeup-run=15000"});
+  EXPECT_EQ(running.latency.percentile(50'000), plain.latency.percentile(50'000));
+  EXPECT_EQ(running.latency.count(), plain.latency.count());
+  for (std::size_t core = 0; core < 2; ++core) {
+    const double added =
+        static_cast<double>(running.cpu.busy(core).count() - plain.cpu.busy(core).count()) /
+        static_cast<double>(plain.latency.count());
+    EXPECT_NEAR(added, 15000.0, 1500.0) << "core " << core;
+  }
+  // No longer than the exit itself.
+  const RunReport capped = run({"cpu.wakeup-remote=20000", "cpu.wakeup-run=50000"});
+  EXPECT_EQ(capped.latency.percentile(50'000), plain.latency.percentile(50'000));
+  const double added = static_cast<double>(capped.cpu.busy(0).count() - plain.cpu.busy(0).count()) /
+                       static_cast<double>(plain.latency.count());
+  EXPECT_NEAR(added, 20000.0, 2000.0);
+}
+
 TEST(lab, every_cost_a_lab_run_charges_moves_its_latency) {
   const double base = p50_us(run());
   for (const char* key :
