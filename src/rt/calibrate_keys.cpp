@@ -89,14 +89,15 @@ void wakeups(Planner& p) {
         [&p] { return p.median("getppid") + p.median("yield"); });
   // syscall + wakeup + context-switch = the same-CPU hand-off less one system call.
   p.key("cpu.wakeup-remote",
-        "eventfd_write to the wakee running on the other CPU after 10 us idle, less cpu.syscall, "
+        "eventfd_write to the wakee running on the other CPU 2 us after it blocked, less "
+        "cpu.syscall, "
         "cpu.wakeup and cpu.context-switch: the IPI and the idle CPU's wake-up",
-        "wake-other-core-10us", {"wake-same-core", "getppid"},
+        "wake-other-core-2us", {"wake-same-core", "getppid"},
         [&p] { return p.median("wake-same-core") - p.median("getppid"); });
   // cpu.wakeup-ipi: the waker's write less the same write waking nobody, less try_to_wake_up's
   // own part (cpu.wakeup, charged to the woken thread).
   p.key("cpu.wakeup-ipi",
-        "the waker's eventfd_write to a thread blocked on the other CPU after 10 us idle, less an "
+        "the waker's eventfd_write to a thread blocked on the other CPU 100 us before, less an "
         "eventfd_write waking nobody and less cpu.wakeup: the IPI's send (an APIC write, which "
         "on a virtual machine exits to the hypervisor)",
         "wake-send-other-core", {"wake-send-alone", "wake-same-core", "getppid", "yield"}, [&p] {
@@ -109,7 +110,7 @@ void wakeups(Planner& p) {
   // read's and the thread-clock read's own).
   p.key("cpu.wakeup-run",
         "the woken thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) across its eventfd_read "
-        "blocked on the other CPU, 10 us idle, less 2 x cpu.syscall (the read's and the clock's), "
+        "blocked on the other CPU, 100 us idle, less 2 x cpu.syscall (the read's and the clock's), "
         "cpu.wakeup and cpu.context-switch: the part of the other-CPU wake-up its CPU is busy "
         "running the wakee (switch-in and the return; on a virtual machine the exits on that "
         "path), the rest being the CPU halted or in its idle loop",
@@ -119,11 +120,11 @@ void wakeups(Planner& p) {
           return 2 * p.median("getppid") + std::max(0.0, wakeup) + p.median("yield");
         });
   // cpu.wakeup-idle: the other-CPU wake-up's median after each idle of the sweep and after 5 ms,
-  // less the one after 10 us: how the exit grows with the idle's length.
-  const std::string base = "wake-other-core-10us";
+  // less the one after 2 us: how the exit grows with the idle's length.
+  const std::string base = "wake-other-core-2us";
   if (p.has(base) && p.has("wake-other-core-5ms")) {
     const double low = p.median(base);
-    std::vector<std::pair<long, std::string>> points{{10, base}};
+    std::vector<std::pair<long, std::string>> points{{2, base}};
     for (const Duration idle : idle_sweep())
       points.emplace_back(idle.count() / 1000,
                           "wake-other-core-" + std::to_string(idle.count() / 1000) + "us");
@@ -144,12 +145,13 @@ void wakeups(Planner& p) {
                  std::to_string(static_cast<long>(spread.p90));
     }
     p.text("cpu.wakeup-idle",
-           "the other-CPU wake-up's median after each idle less the one after 10 us, kept from "
+           "the other-CPU wake-up's median after each idle (from the wakee's block) less the one "
+           "after 2 us, kept from "
            "falling; p10/p50/p90 per idle: " +
                medians + " ns",
            curve);
   } else {
-    p.skip("cpu.wakeup-idle", "needs the other-CPU wake-ups after 10 us and 5 ms idle");
+    p.skip("cpu.wakeup-idle", "needs the other-CPU wake-ups after 2 us and 5 ms idle");
   }
   p.key("cpu.wakeup-cold",
         "the same-CPU hand-off after the waker slept 5 ms less the one at once: cold caches and "

@@ -40,7 +40,7 @@ constexpr BudgetRow kMessage{{5'000, milliseconds(4000)}, {600, milliseconds(500
 // Wake-ups and yields at once, a few us each; a second of them, because a shorter run fits
 // inside one burst of another tenant's load (30 000 yields, 40 ms, once came out 37 % slower).
 constexpr BudgetRow kSwitch{{400'000, milliseconds(1000)}, {10'000, milliseconds(200)}};
-// One wake-up after a 10 us idle, or a 50 us sleep: tens of us.
+// One wake-up after a 2 us idle, or a 50 us sleep: tens of us.
 constexpr BudgetRow kShortIdleWait{{10'000, milliseconds(1000)}, {3'000, milliseconds(300)}};
 // One wake-up after a 5 ms idle: the time binds.
 constexpr BudgetRow kLongIdleWait{{1'500, milliseconds(8000)}, {150, milliseconds(800)}};
@@ -52,10 +52,15 @@ constexpr BudgetRow kPaths{{10'000, milliseconds(6000)}, {1'000, milliseconds(60
 constexpr int kFullPasses = 4;
 constexpr int kQuickPasses = 2;
 
-// The idles of the wake-up measurements: ~10 us, too short for the idle governor to matter
-// much, and ~5 ms, long enough that an idle vCPU has halted and its host thread slept.
-constexpr Duration kShortIdle = microseconds(10);
-// The idle sweep between kShortIdle and kLongIdle: 7 idles, ~3.9 ms a round.
+// The idles of the wake-up measurements, counted from the wakee's block: 2 us, the shortest
+// after which the wakee is asleep (its read's entry and switch-out take ~1.5 us here), and
+// ~5 ms, long enough that an idle vCPU has halted and its host thread slept.
+constexpr Duration kShortIdle = microseconds(2);
+// The idle of the waker's IPI send and the wakee's run (cpu.wakeup-ipi, cpu.wakeup-run): 100 us,
+// a server woken every 100 us (sockperf's --mps 10000). The run grows with the idle (after 2 us
+// it is ~0.3 us here, after 100 us ~10-20 us), the send does not.
+constexpr Duration kSendIdle = microseconds(100);
+// The idle sweep between kShortIdle and kLongIdle: 9 idles, ~3.9 ms a round.
 constexpr BudgetRow kSweepWait{{400, milliseconds(3000)}, {60, milliseconds(500)}};
 constexpr Duration kLongIdle = milliseconds(5);
 // The hrtimer's timeout: the order of gro_flush_timeout's and irq_suspend_timeout's settings.
@@ -203,14 +208,15 @@ void threads(Planner& p) {
            wakeup_latency(p.budget(kSwitch), WakeCore::same, Duration::zero()));
   p.record("wake-same-core-5ms", wake + "; same CPU, after the waker slept 5 ms",
            wakeup_latency(p.budget(kLongIdleWait), WakeCore::same, kLongIdle));
-  p.progress("wake-ups on the other CPU, after 10 us and 5 ms idle");
-  p.record("wake-other-core-10us", wake + "; other CPU, idle 10 us before (the waker spinning)",
+  p.progress("wake-ups on the other CPU, after 2 us and 5 ms idle");
+  p.record("wake-other-core-2us",
+           wake + "; other CPU, 2 us after the wakee blocked (the waker spinning)",
            wakeup_latency(p.budget(kShortIdleWait), WakeCore::other, kShortIdle));
   p.progress("the waker's IPI to the other, idle CPU");
-  if (auto sent = wakeup_send(p.budget(kShortIdleWait), kShortIdle)) {
+  if (auto sent = wakeup_send(p.budget(kShortIdleWait), kSendIdle)) {
     p.record("wake-send-other-core",
-             "the waker's eventfd_write to a thread blocked on the other CPU, idle 10 us before "
-             "(the waker spinning): try_to_wake_up and the IPI",
+             "the waker's eventfd_write to a thread blocked on the other CPU, 100 us after it "
+             "blocked (the waker spinning): try_to_wake_up and the IPI",
              std::move(sent.value().waking));
     p.record("wake-send-alone", "eventfd_write on an eventfd nobody waits on, beside each of those",
              std::move(sent.value().alone));

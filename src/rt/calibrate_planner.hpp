@@ -39,7 +39,8 @@ struct BudgetRow {
 // The idles of the other-CPU wake-up sweep: calibrate_plan.cpp records "wake-other-core-<N>us"
 // for each, calibrate_keys.cpp finds cpu.idle-halt among them.
 inline std::vector<Duration> idle_sweep() {
-  return {microseconds(20),  microseconds(50),   microseconds(100), microseconds(200),
+  return {microseconds(5),   microseconds(10),   microseconds(20),
+          microseconds(50),  microseconds(100),  microseconds(200),
           microseconds(500), microseconds(1000), microseconds(2000)};
 }
 

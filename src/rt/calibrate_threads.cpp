@@ -132,13 +132,20 @@ std::int64_t thread_cpu_ns() {
 // wakeup_latencies' rounds; with `send`, also the waker's eventfd_write's own duration and,
 // beside each, one on an eventfd nobody waits on, and the wakee's CPU time across its blocking
 // read (wakeup_send).
+//
+// On the other CPU an idle is counted from the wakee's block (the time it writes just before its
+// read), and the waker spins meanwhile (or, past kLongestSpin, sleeps), watching for the wakee's
+// return instead of blocking on a reply: a waker that blocked would itself be woken late and
+// find the wakee idle for that long already, so no idle under ~20 us could be measured. On the
+// same CPU the wakee runs only once the waker blocks, so the waker waits in a read of its reply.
 Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
                                            const std::vector<Duration>& idles, WakeSend* send) {
   if (idles.empty()) return std::vector<Samples>{};
   const int other_cpu = allowed_cpu(1);  // before pinning, which leaves one
   const CpuPin pin(0);
   if (pin.error()) return *pin.error();
-  const int partner_cpu = core == WakeCore::same ? pin.cpu() : other_cpu;
+  const bool same = core == WakeCore::same;
+  const int partner_cpu = same ? pin.cpu() : other_cpu;
   if (partner_cpu < 0)
     return Error{"", "waking a thread on another CPU needs two CPUs; this thread may use one"};
   const Fd ping(::eventfd(0, EFD_CLOEXEC));
@@ -149,6 +156,9 @@ Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
   std::atomic<bool> failed{false};
   std::atomic<std::int64_t> woken_at{0};
   std::atomic<std::int64_t> woken_run{0};
+  std::atomic<std::int64_t> blocked_at{0};
+  std::atomic<std::uint64_t> blocks{0};  // reads begun (the round's wakee is about to block)
+  std::atomic<std::uint64_t> wakes{0};   // reads returned, woken_at and woken_run stored
   std::vector<Samples> samples(idles.size());
   {
     const Partner partner(
@@ -156,14 +166,17 @@ Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
           if (!pin_thread(::pthread_self(), partner_cpu)) failed.store(true);
           while (!failed.load()) {
             const std::int64_t cpu_before = thread_cpu_ns();
+            blocked_at.store(now_ns());
+            blocks.fetch_add(1);
             if (!take(ping.get())) {
               failed.store(true);
               break;
             }
             woken_at.store(now_ns());
             woken_run.store(thread_cpu_ns() - cpu_before);
+            wakes.fetch_add(1);
             if (stop.load()) break;
-            if (::eventfd_write(pong.get(), 1) != 0) failed.store(true);
+            if (same && ::eventfd_write(pong.get(), 1) != 0) failed.store(true);
           }
           // Whatever happened, the main thread may be blocked on pong: release it.
           ::eventfd_write(pong.get(), 1);
@@ -172,21 +185,46 @@ Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
           stop.store(true);
           ::eventfd_write(ping.get(), 1);
         });
+    const auto partner_failed = [&] {
+      return Error{"", "the partner thread failed (pinning to CPU " + std::to_string(partner_cpu) +
+                           ", or eventfd)"};
+    };
+    // Spins until `counter` passes `value`; false if the partner failed or a second went by.
+    const auto await = [&](const std::atomic<std::uint64_t>& counter, std::uint64_t value) {
+      const std::int64_t give_up = now_ns() + 1'000'000'000;
+      while (counter.load() <= value) {
+        if (failed.load() || now_ns() > give_up) return false;
+      }
+      return true;
+    };
     const double clock = detail::clock_cost_ns();
     const std::size_t warm_up = std::min<std::size_t>(detail::warm_up_count(budget), 10);
     const detail::Limits limits(budget);
+    std::uint64_t wakes_done = 0;
     for (std::size_t round = 0; limits.more(samples[0].size()); ++round)
       for (std::size_t i = 0; i < idles.size(); ++i) {
-        if (idles[i] > kLongestSpin)
-          sleep_for(idles[i]);
-        else if (idles[i] > Duration::zero())
-          spin_for(idles[i]);
+        if (same) {
+          if (idles[i] > kLongestSpin)
+            sleep_for(idles[i]);
+          else if (idles[i] > Duration::zero())
+            spin_for(idles[i]);
+        } else {
+          if (!await(blocks, wakes_done)) return partner_failed();
+          if (idles[i] > kLongestSpin) {
+            sleep_for(idles[i]);
+          } else {
+            const std::int64_t until = blocked_at.load() + idles[i].count();
+            while (now_ns() < until) {
+            }
+          }
+        }
         const std::int64_t start = now_ns();
         const int wrote = ::eventfd_write(ping.get(), 1);
         const std::int64_t written = now_ns();
-        if (wrote != 0 || !take(pong.get()) || failed.load())
-          return Error{"", "the partner thread failed (pinning to CPU " +
-                               std::to_string(partner_cpu) + ", or eventfd)"};
+        if (wrote != 0) return partner_failed();
+        if (same ? !take(pong.get()) || failed.load() : !await(wakes, wakes_done))
+          return partner_failed();
+        ++wakes_done;
         if (round < warm_up) continue;
         samples[i].push_back(detail::per_call(start, woken_at.load(), clock, 1));
         if (send == nullptr) continue;
@@ -196,7 +234,7 @@ Expected<std::vector<Samples>> wake_rounds(const Budget& budget, WakeCore core,
         if (alone_wrote != 0 || !take(lone.get())) return system_error("eventfd");
         send->waking.push_back(detail::per_call(start, written, clock, 1));
         send->alone.push_back(detail::per_call(alone_start, alone_end, clock, 1));
-        // The wakee stored its CPU time before writing pong, which this thread has taken.
+        // The wakee stored its CPU time before counting its wake-up, which this thread has seen.
         send->woken_run.push_back(woken_run.load());
       }
   }
