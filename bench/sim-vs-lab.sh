@@ -73,7 +73,7 @@ scenario_dir=scenarios/lab
 case $platform_mode in
   shipped) ;;
   calibrated)  # --repredict: the run's own calibration (or one put in its place)
-    if [[ ! -d $out/lab ]]; then  # a run kept as cells.tsv and platforms/ only (docs/data)
+    if [[ ! -d $out/lab ]]; then  # a run kept as cells.tsv and platforms/ only (bench/data)
       mkdir -p "$out/lab"
       for f in scenarios/lab/*.toml; do
         sed 's/^platform = .*/platform = "host-now"/' "$f" >"$out/lab/$(basename "$f")"
