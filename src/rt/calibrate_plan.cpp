@@ -52,8 +52,9 @@ constexpr BudgetRow kPaths{{10'000, milliseconds(6000)}, {1'000, milliseconds(60
 constexpr int kFullPasses = 4;
 constexpr int kQuickPasses = 2;
 
-// The idles of the wake-up measurements, counted from the wakee's block: 2 us, the shortest
-// after which the wakee is asleep (its read's entry and switch-out take ~1.5 us here), and
+// The idles of the wake-up measurements, counted from the wakee's block: 2 us, about when the
+// wakee is asleep (its read's entry to its switch-out: 2-3 us in a tracefs trace of this guest,
+// which slows them; a wake-up that finds it still running needs no IPI and is faster), and
 // ~5 ms, long enough that an idle vCPU has halted and its host thread slept.
 constexpr Duration kShortIdle = microseconds(2);
 // The idle of the waker's IPI send and the wakee's run (cpu.wakeup-ipi, cpu.wakeup-run): 100 us,
