@@ -168,6 +168,30 @@ void wakeups(Planner& p) {
         "an idle CPU plus the sleeper's wake-up and switch-in (an upper bound for a callback's, "
         "such as gro_flush_timeout's and irq_suspend_timeout's)",
         "hrtimer-50us", {}, [] { return 0.0; });
+  p.key("cpu.hrtimer-arm",
+        "timerfd_settime arming a timer 200 us ahead, this CPU's earliest expiry, less arming "
+        "one 10 s ahead (behind the tick): hrtimer_reprogram's write of the clock-event device "
+        "(on a virtual machine an exit to the hypervisor); disarming the earliest costs the same "
+        "write (raw hrtimer-cancel-200us less hrtimer-cancel-10s)",
+        "hrtimer-arm-200us", {"hrtimer-arm-10s"}, [&p] { return p.median("hrtimer-arm-10s"); });
+  p.key("cpu.timer-irq",
+        "the largest gap in a 150 us spin reading the clock across a timerfd's expiry less the "
+        "largest gap without one: the timer interrupt's entry, hrtimer_interrupt, the device "
+        "programmed for the next expiry and the exit, taken from the thread it interrupted",
+        "timer-irq-gap", {"spin-gap"}, [&p] { return p.median("spin-gap"); });
+  if (p.has("hrtimer-arm-200us") && p.has("hrtimer-arm-10s")) {
+    // cpu.hz is read only beside cpu.hrtimer-arm (a scenario refuses it alone).
+    if (const Expected<int> hz = kernel_hz()) {
+      p.fact("cpu.hz",
+             "CONFIG_HZ of the running kernel (/proc/config.gz or /boot/config-RELEASE): the "
+             "tick, behind which an hrtimer is not its CPU's earliest",
+             std::to_string(hz.value()));
+    } else {
+      p.skip("cpu.hz", hz.error().what());
+    }
+  } else {
+    p.skip("cpu.hz", "needs cpu.hrtimer-arm's measurements");
+  }
 }
 
 void kernel_paths(Planner& p) {

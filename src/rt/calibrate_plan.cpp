@@ -254,6 +254,34 @@ void threads(Planner& p) {
            "clock_nanosleep(50 us, relative) returning late, timer slack 1 ns: the expiry's "
            "lateness plus the sleeper's wake-up and switch-in on its idle CPU",
            hrtimer_lateness(p.budget(kShortIdleWait), kTimerTimeout));
+  p.progress("the clock-event device: programming it, a timer interrupt");
+  auto programming = timer_programming(p.budget(kShortIdleWait));
+  const std::string arm = "timerfd_settime on this CPU, one call: ";
+  const auto programmed = [&](const std::string& name, const std::string& method,
+                              Samples TimerProgramming::*kind) {
+    if (programming) {
+      p.record(name, arm + method, std::move(programming.value().*kind));
+    } else {
+      p.record(name, arm + method, programming.error());
+    }
+  };
+  programmed("hrtimer-arm-200us", "arming a disarmed timer 200 us ahead (the CPU's earliest)",
+             &TimerProgramming::arm_soon);
+  programmed("hrtimer-cancel-200us", "disarming it (the earliest cancelled)",
+             &TimerProgramming::cancel_soon);
+  programmed("hrtimer-arm-10s", "arming a disarmed timer 10 s ahead (behind the tick)",
+             &TimerProgramming::arm_far);
+  programmed("hrtimer-cancel-10s", "disarming it", &TimerProgramming::cancel_far);
+  auto gaps = timer_interrupt_gaps(p.budget(kShortIdleWait));
+  const std::string spin = "the largest gap between two clock reads of a 150 us spin on this CPU";
+  if (gaps) {
+    p.record("timer-irq-gap", spin + ", a timerfd armed to expire 50 us into it",
+             std::move(gaps.value().with_timer));
+    p.record("spin-gap", spin + ", no timer armed", std::move(gaps.value().without));
+  } else {
+    p.record("timer-irq-gap", spin + ", a timerfd armed to expire 50 us into it", gaps.error());
+    p.record("spin-gap", spin + ", no timer armed", gaps.error());
+  }
 }
 
 void paths(Planner& p, PathLab* lab, const std::string& why_not) {

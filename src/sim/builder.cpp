@@ -366,7 +366,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
     host.applications.emplace_back(world, host.cores[thread_core[t]], host.sockets[t], napis,
                                    *host.stack, host.peers, wait, busy, app_costs);
     // cpu.epoll-timeout is thread 0's (irqmod serve's one loop).
-    if (t == 0) host.applications.back().set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
+    if (t == 0) host.applications.back().set_epoll_timeout(cpu.epoll_timeout, hrtimer_costs(s));
     host.applications.back().set_adaptive(
         serve_adaptive_config(cpu.hrtimer_late, idle_exit(s), cpu.hypervisor,
                               cpu.wakeup.mean() + cpu.context_switch.mean()));

@@ -260,11 +260,16 @@ NapiSettings napi_settings(const Scenario& s) {
   n.poll_in_irq = s.napi.poll_in_irq;
   n.thread.enabled = s.napi.threaded;
   if (s.napi.thread_core >= 0) n.thread.core = static_cast<std::uint32_t>(s.napi.thread_core);
-  n.timer_irq = s.cpu.irq_entry;
-  n.timer_late = s.cpu.hrtimer_late;
+  n.timers = hrtimer_costs(s);
+  n.irq_entry = s.cpu.irq_entry;
   n.thread_wakeup = s.cpu.wakeup;
   n.thread_switch = s.cpu.context_switch;
   return n;
+}
+
+HrtimerCosts hrtimer_costs(const Scenario& s) {
+  return HrtimerCosts{s.cpu.hrtimer_late, s.cpu.hrtimer_arm, s.cpu.timer_irq,
+                      nanoseconds(1'000'000'000 / std::int64_t{s.cpu.hz})};
 }
 
 dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction) {

@@ -16,6 +16,7 @@
 #include "irqmod/policy/lli.hpp"
 #include "irqmod/sim/scenario.hpp"
 #include "sim/cpu/core.hpp"
+#include "sim/cpu/hrtimer.hpp"
 #include "sim/nic/moderator.hpp"
 #include "sim/nic/queue_vector.hpp"
 
@@ -61,6 +62,8 @@ QueueVectorConfig queue_vector_config(const Scenario& scenario, std::optional<st
 // A device queue's NAPI instance: the context's settings (napi_config), poll-in-irq, threaded
 // NAPI and its thread's place, the watchdog's interrupt and lateness.
 NapiSettings napi_settings(const Scenario& scenario);
+// The cores' hrtimers: cpu.hrtimer-late, cpu.hrtimer-arm, cpu.timer-irq and the tick of cpu.hz.
+HrtimerCosts hrtimer_costs(const Scenario& scenario);
 
 // How late a thread woken on an idle core starts (cpu.wakeup-remote, cpu.wakeup-idle).
 // Precondition: validate_policies accepted the scenario.

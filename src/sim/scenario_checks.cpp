@@ -354,12 +354,17 @@ std::optional<Diagnostic> validate(const Scenario& s, std::string_view file) {
   if (nic.refill != Refill::mclgeti) {
     const char* key = nic.mclgeti_lwm != defaults.nic.mclgeti_lwm   ? "nic.mclgeti-lwm"
                       : nic.mclgeti_hwm != defaults.nic.mclgeti_hwm ? "nic.mclgeti-hwm"
-                      : s.cpu.hz != defaults.cpu.hz                 ? "cpu.hz"
                                                                     : nullptr;
     if (key) {
       return fail({key,
                    "only MCLGETI's watermark uses it; allowed: the default, or nic.refill = "
                    "\"mclgeti\""});
+    }
+    const bool arms = !(s.cpu.hrtimer_arm.is_constant() && s.cpu.hrtimer_arm.a_ns == 0);
+    if (s.cpu.hz != defaults.cpu.hz && !arms) {
+      return fail({"cpu.hz",
+                   "only MCLGETI's watermark and cpu.hrtimer-arm's tick use it; allowed: the "
+                   "default, nic.refill = \"mclgeti\", or a cpu.hrtimer-arm"});
     }
   } else {
     if (nic.refill_batch != defaults.nic.refill_batch) {

@@ -47,6 +47,32 @@ TEST(calibrate, a_sleep_never_returns_early) {
     EXPECT_GT(late, -1000);
 }
 
+TEST(calibrate, the_clock_event_device_measurements_sample_every_kind) {
+  const auto programmed = timer_programming(Budget{200, milliseconds(200)});
+  ASSERT_TRUE(programmed) << programmed.error().what();
+  for (const Samples* kind : {&programmed->arm_soon, &programmed->cancel_soon, &programmed->arm_far,
+                              &programmed->cancel_far}) {
+    ASSERT_FALSE(kind->empty());
+    EXPECT_GT(median(*kind), 0);
+  }
+  const auto gaps = timer_interrupt_gaps(Budget{100, milliseconds(200)});
+  ASSERT_TRUE(gaps) << gaps.error().what();
+  ASSERT_FALSE(gaps->with_timer.empty());
+  ASSERT_EQ(gaps->with_timer.size(), gaps->without.size());
+  // An interrupt, whatever it costs on this machine, is a longer gap than a clock read.
+  EXPECT_GT(median(gaps->with_timer), median(gaps->without));
+}
+
+TEST(calibrate, the_kernels_tick_rate_is_one_linux_allows_or_says_where_it_looked) {
+  const Expected<int> hz = kernel_hz();
+  if (hz) {
+    EXPECT_TRUE(hz.value() == 100 || hz.value() == 250 || hz.value() == 300 || hz.value() == 1000)
+        << hz.value();
+  } else {
+    EXPECT_NE(hz.error().what().find("/boot/config-"), std::string::npos) << hz.error().what();
+  }
+}
+
 TEST(calibrate, the_single_thread_calls_are_positive_costs) {
   for (const auto& measure : {clock_read, null_syscall, udp_recv_empty, epoll_wait_empty,
                               epoll_wait_ready, poll_one_socket}) {
@@ -162,13 +188,19 @@ TEST(calibrate, a_small_plan_measures_or_skips_every_key_with_a_method_or_a_reas
     }
     if (!e.raw) keys.insert(e.key);
   }
-  for (const char* key :
-       {"cpu.syscall",       "cpu.app-message",   "cpu.copy-kb",     "cpu.context-switch",
-        "cpu.wakeup",        "cpu.wakeup-remote", "cpu.wakeup-idle", "cpu.busy-poll-iteration",
-        "cpu.poll-call",     "cpu.epoll-wait",    "cpu.epoll-empty", "cpu.hrtimer-late",
-        "cpu.tx-packet",     "cpu.rx-packet",     "cpu.napi-poll",   "cpu.backlog-enqueue",
-        "cpu.backlog-poll",  "cpu.veth-packet",   "cpu.veth-poll",   "cpu.veth-xmit",
-        "cpu.softirq-entry", "cpu.wakeup-ipi",    "cpu.wakeup-run"})
+  for (const char* key : {"cpu.syscall",       "cpu.app-message",
+                          "cpu.copy-kb",       "cpu.context-switch",
+                          "cpu.wakeup",        "cpu.wakeup-remote",
+                          "cpu.wakeup-idle",   "cpu.busy-poll-iteration",
+                          "cpu.poll-call",     "cpu.epoll-wait",
+                          "cpu.epoll-empty",   "cpu.hrtimer-late",
+                          "cpu.tx-packet",     "cpu.rx-packet",
+                          "cpu.napi-poll",     "cpu.backlog-enqueue",
+                          "cpu.backlog-poll",  "cpu.veth-packet",
+                          "cpu.veth-poll",     "cpu.veth-xmit",
+                          "cpu.softirq-entry", "cpu.wakeup-ipi",
+                          "cpu.wakeup-run",    "cpu.hrtimer-arm",
+                          "cpu.timer-irq",     "cpu.hz"})
     EXPECT_EQ(keys.count(key), 1u) << key;
   // Every key is there once.
   std::size_t listed = 0;

@@ -671,7 +671,13 @@ TEST(openbsd_keys, watermark_keys_and_hz_are_refused_without_mclgeti) {
   EXPECT_EQ(load_error("[nic]\nmclgeti-lwm = 8\n"), "test.toml:2: nic.mclgeti-lwm: " + tail);
   EXPECT_EQ(load_error("[nic]\nrefill = \"cpu\"\nmclgeti-hwm = 32\n"),
             "test.toml:3: nic.mclgeti-hwm: " + tail);
-  EXPECT_EQ(load_error("[cpu]\nhz = 1000\n"), "test.toml:2: cpu.hz: " + tail);
+  // cpu.hz is also cpu.hrtimer-arm's tick.
+  EXPECT_EQ(load_error("[cpu]\nhz = 1000\n"),
+            "test.toml:2: cpu.hz: only MCLGETI's watermark and cpu.hrtimer-arm's tick use it; "
+            "allowed: the default, nic.refill = \"mclgeti\", or a cpu.hrtimer-arm");
+  EXPECT_TRUE(load_scenario_text("[cpu]\nhz = 250\nhrtimer-arm = 5000\n", "test.toml",
+                                 std::vector<std::string>{"platform=none"})
+                  .ok());
   // Their defaults, written out, are accepted.
   EXPECT_TRUE(load_scenario_text("[nic]\nmclgeti-lwm = 4\n[cpu]\nhz = 100\n", "test.toml",
                                  std::vector<std::string>{"platform=none"})

@@ -20,8 +20,8 @@ done
 key_line='^(# no key yet: [a-z]+\.)?[a-z][a-z0-9-]* = "[^"]+"  # [^;]+.*; p10/p50/p90 -?[0-9]+/-?[0-9]+/-?[0-9]+ ns; n [1-9][0-9]*; fit: .+$'
 # A curve (cpu.wakeup-idle): points, then its method with every point's p10/p50/p90.
 curve_line='^[a-z][a-z0-9-]* = "[0-9]+us:[0-9]+ns(, [0-9]+us:[0-9]+ns)+"  # .*; p10/p50/p90 per idle: [0-9]+ us [0-9]+/[0-9]+/[0-9]+.* ns$'
-# A fact of the host (cpu.hypervisor): a TOML literal and how it was found.
-fact_line='^[a-z][a-z0-9-]* = (true|false)  # .+$'
+# A fact of the host (cpu.hypervisor, cpu.hz): a TOML literal and how it was found.
+fact_line='^[a-z][a-z0-9-]* = (true|false|[1-9][0-9]*)  # .+$'
 keys=0
 while IFS= read -r line; do
   case $line in

@@ -169,6 +169,37 @@ Expected<WakeSend> wakeup_send(const Budget& budget, Duration idle);
 // 1 ns (restored after): the hrtimer's lateness plus the sleeper's wake-up and switch-in.
 Expected<Samples> hrtimer_lateness(const Budget& budget, Duration timeout);
 
+// ---- the CPU's clock-event device (calibrate_timers.cpp) -------------------------------------
+
+// Programming the CPU's clock-event device, on one CPU (the calling thread pinned to the one it
+// is on, restored after): timerfd_settime arming a disarmed timer 200 us ahead, the CPU's
+// earliest expiry while the thread runs (the tick is up to 1/HZ away; hrtimer_reprogram writes
+// the device), then disarming it (hrtimer_cancel of the earliest: hrtimer_force_reprogram);
+// beside each pair the same two calls on a timer 10 s ahead, behind the tick (no write). One
+// call a sample; the four kinds in turn.
+struct TimerProgramming {
+  Samples arm_soon;
+  Samples cancel_soon;
+  Samples arm_far;
+  Samples cancel_far;
+};
+Expected<TimerProgramming> timer_programming(const Budget& budget);
+
+// The CPU time a timer interrupt takes from the thread it interrupts, on one CPU (pinned as
+// above): the thread arms a timerfd 50 us ahead and spins reading the clock for 150 us; a sample
+// is the largest gap between two reads (entry, hrtimer_interrupt with the timerfd's callback,
+// the device programmed for the next expiry, exit). Beside each, the largest gap in 150 us of
+// the same spin with no timer armed (a clock read, and whatever else interrupts).
+struct TimerInterruptGaps {
+  Samples with_timer;
+  Samples without;
+};
+Expected<TimerInterruptGaps> timer_interrupt_gaps(const Budget& budget);
+
+// The kernel's CONFIG_HZ, from /proc/config.gz (read with zcat) or /boot/config-RELEASE; an
+// error saying where it looked when neither has it.
+Expected<int> kernel_hz();
+
 // ---- kernel paths in the lab's namespaces, root (calibrate_paths.cpp) ------------------------
 
 // Where a batch of UDP segments goes after the sender's UDP/IP transmit path.

@@ -308,7 +308,7 @@ struct CpuSection {
   Wait app_wait{};           // cpu.app-wait: how thread 0 waits
   Duration epoll_timeout{};  // cpu.epoll-timeout: epoll_wait's timeout; 0 = none
   bool hypervisor{};         // cpu.hypervisor: the platform is a guest (serve's adaptive horizon)
-  std::uint32_t hz{};        // cpu.hz: clock ticks per second (MCLGETI's livelock check)
+  std::uint32_t hz{};        // cpu.hz: the kernel's tick rate (MCLGETI's check, hrtimer reprograms)
   Duration sched_slice{};    // cpu.sched-slice: the fair scheduler's slice; 0 = the kernel's
   // The cost model: each a constant or a distribution (jitter), drawn per use on the core.
   Distribution irq_entry{};            // cpu.irq-entry: interrupt entry + exit
@@ -351,6 +351,8 @@ struct CpuSection {
   Distribution wakeup_run{};       // cpu.wakeup-run: of that start, the wakee's core busy
   std::string wakeup_idle;         // cpu.wakeup-idle: "IDLE:ADDED, ...", its growth with idle time
   Distribution hrtimer_late{};     // cpu.hrtimer-late: how late an hrtimer fires
+  Distribution hrtimer_arm{};      // cpu.hrtimer-arm: reprogramming the clock-event device
+  Distribution timer_irq{};        // cpu.timer-irq: a timer interrupt, of the lateness
   Distribution veth_xmit{};        // cpu.veth-xmit: veth_xmit on the sender, per frame
   Distribution veth_poll{};        // cpu.veth-poll: a veth_poll call's fixed part
   Distribution veth_packet{};      // cpu.veth-packet: per frame in veth_poll (ring, GRO)

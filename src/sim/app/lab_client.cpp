@@ -157,7 +157,10 @@ std::optional<Segment> LoadClient::loop(Core& core) {
     return thread_segment(core.cost(costs_.epoll_wait), "load epoll");
   }
   phase_ = Phase::blocked;
-  world_.engine.arm(timer_, next_send_ + core.cost(costs_.timer_late), endpoint_, 1);
+  costs_.timers.program(core, next_send_ - core.now());
+  const TimerExpiry expiry = draw_expiry(costs_.timers, core, next_send_);
+  timer_irq_ = expiry.irq;
+  world_.engine.arm(timer_, expiry.irq_at, endpoint_, 1);
   return std::nullopt;
 }
 
@@ -219,7 +222,8 @@ std::optional<Segment> LoadClient::next(Core& core) {
 
 void LoadClient::on_data() {
   if (phase_ != Phase::blocked) return;
-  world_.engine.cancel(timer_);
+  world_.engine.cancel(timer_);  // the woken thread's hrtimer_cancel
+  costs_.timers.program(core_, next_send_ - world_.now());
   phase_ = Phase::waking;
   ++counters_.wakeups;
   core_.wake(thread_);
@@ -229,6 +233,11 @@ void LoadClient::on_data() {
 // armed).
 void LoadClient::on_event(const Event&) {
   if (phase_ != Phase::blocked) return;
+  timer_irq_job_.fire(core_, timer_irq_);
+}
+
+void LoadClient::wake_on_timer() {
+  if (phase_ != Phase::blocked) return;  // a reply woke it during the interrupt
   phase_ = Phase::waking;
   ++counters_.wakeups;
   ++counters_.timeouts;

@@ -25,6 +25,7 @@
 #include "irqmod/sim/ring.hpp"
 #include "irqmod/sim/traffic.hpp"
 #include "sim/cpu/core.hpp"
+#include "sim/cpu/hrtimer.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
 #include "sim/world.hpp"
@@ -40,7 +41,7 @@ struct LabClientCosts {
   Distribution context_switch{};  // cpu.context-switch
   Distribution epoll_wait{};      // cpu.epoll-wait (LoadClient)
   Distribution recv_empty{};      // cpu.recv-empty (LoadClient: the read that ends a drain)
-  Distribution timer_late{};      // cpu.hrtimer-late (LoadClient's epoll_pwait2 timeout)
+  HrtimerCosts timers{};          // LoadClient's epoll_pwait2 timeout: lateness, programming, irq
 };
 
 // What a lab client did, for the report.
@@ -113,6 +114,8 @@ class LoadClient {
   enum class Phase : std::uint8_t { idle, sending, polling, blocked, waking, reading };
   void on_data();
   void on_event(const Event& event);
+  // The timeout's interrupt ended: the thread wakes to send.
+  void wake_on_timer();
   std::optional<Segment> loop(Core& core);
   std::optional<Segment> read_ready(Core& core);
   bool any_ready() const;
@@ -134,6 +137,9 @@ class LoadClient {
   std::vector<std::uint32_t> reading_;  // messages to take from each socket in this read
   EndpointId endpoint_{};
   SlotId timer_{};
+  Duration timer_irq_{};  // the pending timeout's interrupt, drawn when armed
+  TimerInterrupt timer_irq_job_{[](void* self) { static_cast<LoadClient*>(self)->wake_on_timer(); },
+                                this};
 };
 
 }  // namespace irqmod::sim

@@ -54,7 +54,10 @@ void Application::on_data() {
     core_.end_segment_now(thread_);  // the next recv finds it
     return;
   }
-  if (phase_ == Phase::sleeping) world_.engine.cancel(sleep_timer_);
+  if (phase_ == Phase::sleeping) {
+    world_.engine.cancel(sleep_timer_);  // the woken thread's hrtimer_cancel
+    timers_.program(core_, sleep_due_ - world_.now());
+  }
   if (phase_ != Phase::blocked && phase_ != Phase::sleeping) return;
   phase_ = Phase::waking;
   core_.wake(thread_);
@@ -76,15 +79,27 @@ void Application::bind_timer() {
 // to poll again (its own core's timer: cpu.hrtimer-late holds that core's idle exit).
 void Application::on_event(const Event&) {
   if (phase_ != Phase::sleeping) return;
+  sleep_irq_job_.fire(core_, sleep_irq_);
+}
+
+void Application::wake_on_timer() {
+  if (phase_ != Phase::sleeping) return;  // data woke it during the interrupt
   phase_ = Phase::waking;
   core_.wake(thread_, true);
 }
 
+void Application::sleep_until(Instant due) {
+  phase_ = Phase::sleeping;
+  sleep_due_ = due;
+  timers_.program(core_, due - world_.now());
+  const TimerExpiry expiry = draw_expiry(timers_, core_, due);
+  sleep_irq_ = expiry.irq;
+  world_.engine.arm(sleep_timer_, expiry.irq_at, endpoint_, 1);
+}
+
 std::optional<Segment> Application::block() {
   if (wait_ == Wait::epoll && epoll_timeout_ > Duration::zero()) {
-    phase_ = Phase::sleeping;
-    world_.engine.arm(sleep_timer_, world_.now() + epoll_timeout_ + core_.cost(timer_late_),
-                      endpoint_, 1);
+    sleep_until(world_.now() + epoll_timeout_);
     return std::nullopt;
   }
   phase_ = Phase::blocked;
@@ -204,8 +219,7 @@ std::optional<Segment> Application::adaptive_idle(Core& core) {
       return Segment{std::max(until - now, recv), ContextKind::thread, "spin"};
     }
     case adaptive_poll::ActionKind::sleep_until:
-      phase_ = Phase::sleeping;
-      world_.engine.arm(sleep_timer_, action.until + core.cost(timer_late_), endpoint_, 1);
+      sleep_until(action.until);
       return std::nullopt;
     case adaptive_poll::ActionKind::block:
       break;

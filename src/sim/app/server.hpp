@@ -25,6 +25,7 @@
 
 #include "irqmod/policy/adaptive_poll.hpp"
 #include "sim/cpu/core.hpp"
+#include "sim/cpu/hrtimer.hpp"
 #include "sim/host/socket.hpp"
 #include "sim/host/stack.hpp"
 #include "sim/napi/busy_loop.hpp"
@@ -87,15 +88,20 @@ class Application {
   }
 
   // epoll_wait with a timeout (irqmod serve --epoll-timeout): a wait that finds nothing returns
-  // after `timeout` (an hrtimer, `late` late) and the thread polls again. Zero: no timeout.
-  void set_epoll_timeout(Duration timeout, Distribution late) {
+  // after `timeout` (an hrtimer: `timers` says how late and what it costs, also for the adaptive
+  // controller's sleeps) and the thread polls again. Zero: no timeout.
+  void set_epoll_timeout(Duration timeout, const HrtimerCosts& timers) {
     epoll_timeout_ = timeout;
-    timer_late_ = late;
+    timers_ = timers;
     if (timeout > Duration::zero() && !sleep_timer_armable_) bind_timer();
   }
 
   // The socket has data (its Waiter).
   void on_data();
+  // The sleep's hrtimer expired (its interrupt ended): the thread wakes to poll again.
+  void wake_on_timer();
+  // Sleeps until `due` on the hrtimer (armed now on this core).
+  void sleep_until(Instant due);
   // The socket's send buffer has room again (its send Waiter).
   void on_writable();
 
@@ -148,10 +154,14 @@ class Application {
   SlotId sleep_timer_{};
   bool sleep_timer_armable_ = false;  // endpoint_ and sleep_timer_ are bound
   Duration epoll_timeout_{};          // 0: none
-  Distribution timer_late_{};         // cpu.hrtimer-late
-  std::uint32_t thread_ = 0;          // this thread among its core's
-  std::uint32_t consuming_ = 0;       // messages the thread is taking now
-  Ring<Packet> unsent_;               // replies whose sendto waits for the send buffer
+  HrtimerCosts timers_{};             // the sleep's hrtimer
+  Instant sleep_due_{};               // the sleep's expiry, while sleeping
+  Duration sleep_irq_{};              // its timer interrupt, drawn when armed
+  TimerInterrupt sleep_irq_job_{
+      [](void* self) { static_cast<Application*>(self)->wake_on_timer(); }, this};
+  std::uint32_t thread_ = 0;     // this thread among its core's
+  std::uint32_t consuming_ = 0;  // messages the thread is taking now
+  Ring<Packet> unsent_;          // replies whose sendto waits for the send buffer
 };
 
 }  // namespace irqmod::sim

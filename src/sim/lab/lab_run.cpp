@@ -244,14 +244,14 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
       cpu.context_switch, cpu.epoll_wait, cpu.recv_empty, xmit};
   host->server.emplace(*world, cores[cpu.app_core], server_socket, napis, server_stack, host->peers,
                        wait, busy, server_costs);
-  host->server->set_epoll_timeout(cpu.epoll_timeout, cpu.hrtimer_late);
+  host->server->set_epoll_timeout(cpu.epoll_timeout, hrtimer_costs(s));
   host->server->set_adaptive(serve_adaptive_config(cpu.hrtimer_late, idle_exit(s), cpu.hypervisor,
                                                    cpu.wakeup.mean() + cpu.context_switch.mean()));
 
   // The client.
   const LabClientCosts client_costs{cpu.syscall,    tx_packet,      xmit,
                                     app_message,    cpu.wakeup,     cpu.context_switch,
-                                    cpu.epoll_wait, cpu.recv_empty, cpu.hrtimer_late};
+                                    cpu.epoll_wait, cpu.recv_empty, hrtimer_costs(s)};
   LabClientSockets sockets{client_sockets, 0, lab.msg_size};
   Core& client_core = cores[lab.client_core];
   if (lab.client == LabClient::sockperf) {

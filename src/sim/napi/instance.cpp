@@ -18,7 +18,7 @@ NapiInstance::NapiInstance(World& world, std::uint32_t id, DeviceRef device,
       net_rx_(std::move(net_rx)),
       context_(settings.context),
       poll_in_irq_(settings.poll_in_irq),
-      watchdog_(world, *this, settings.timer_irq, settings.timer_late) {
+      watchdog_(world, *this, settings.timers, settings.irq_entry) {
   irq_poll_.owner = this;
   if (settings.thread.enabled) {
     Core& core = net_rx_[settings.thread.core.value_or(home_core)]->core();

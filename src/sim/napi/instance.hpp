@@ -35,8 +35,8 @@ struct NapiSettings {
   napi::Config context{};        // napi.weight, the deferral and suspension settings
   bool poll_in_irq = false;      // napi.poll-in-irq
   NapiThreadSettings thread{};   // napi.threaded, napi.thread-core
-  Distribution timer_irq{};      // cpu.irq-entry: the watchdog's timer interrupt
-  Distribution timer_late{};     // cpu.hrtimer-late: how late the watchdog's hrtimer fires
+  HrtimerCosts timers{};         // the watchdog's hrtimer: lateness, programming, interrupt
+  Distribution irq_entry{};      // cpu.irq-entry: its interrupt when timers has no cpu.timer-irq
   Distribution thread_wakeup{};  // cpu.wakeup: a sleeping NAPI thread woken
   Distribution thread_switch{};  // cpu.context-switch: ... and switched to
 };

@@ -5,9 +5,9 @@
 
 namespace irqmod::sim {
 
-NapiWatchdog::NapiWatchdog(World& world, NapiInstance& owner, Distribution timer_irq,
-                           Distribution late)
-    : world_(world), owner_(owner), timer_irq_cost_(timer_irq), late_(late) {
+NapiWatchdog::NapiWatchdog(World& world, NapiInstance& owner, const HrtimerCosts& timers,
+                           Distribution irq_entry)
+    : world_(world), owner_(owner), timers_(timers), irq_entry_(irq_entry) {
   job_.owner = this;
   endpoint_ = world_.engine.bind<&NapiWatchdog::on_event>(*this);
   slot_ = world_.engine.make_slot();
@@ -17,7 +17,10 @@ NapiWatchdog::NapiWatchdog(World& world, NapiInstance& owner, Distribution timer
 // context ignores an expiry before its deadline, so a late one is still the same timer's).
 void NapiWatchdog::arm(Instant at, Core& core) {
   core_ = &core;
-  world_.engine.arm(slot_, at + core.cost(late_), endpoint_, 1);
+  timers_.program(core, at - world_.now());
+  const TimerExpiry expiry = draw_expiry(timers_, core, at);
+  irq_ = expiry.irq;
+  world_.engine.arm(slot_, expiry.irq_at, endpoint_, 1);
 }
 
 // napi_watchdog: the context's on_timer says whether it schedules (stale expiries are ignored).
@@ -31,7 +34,8 @@ void NapiWatchdog::on_event(const Event&) {
 }
 
 std::optional<Segment> NapiWatchdog::TimerIrq::start(Core& core) {
-  return Segment{core.cost(owner->timer_irq_cost_), ContextKind::hardirq, "timer irq"};
+  const Duration irq = owner->timers_.interrupts() ? owner->irq_ : core.cost(owner->irq_entry_);
+  return Segment{irq, ContextKind::hardirq, "timer irq"};
 }
 
 std::optional<Segment> NapiWatchdog::TimerIrq::next(Core& core) {

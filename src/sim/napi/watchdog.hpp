@@ -9,6 +9,7 @@
 #include "irqmod/sim/distribution.hpp"
 #include "irqmod/sim/engine.hpp"
 #include "sim/cpu/core.hpp"
+#include "sim/cpu/hrtimer.hpp"
 #include "sim/world.hpp"
 
 namespace irqmod::sim {
@@ -17,13 +18,16 @@ class NapiInstance;
 
 class NapiWatchdog {
  public:
-  // `timer_irq`: the timer interrupt's entry and exit (cpu.irq-entry); `late`: how late an
-  // hrtimer fires (cpu.hrtimer-late), drawn on the arming core.
-  NapiWatchdog(World& world, NapiInstance& owner, Distribution timer_irq, Distribution late);
+  // `timers`: how late an hrtimer fires, drawn on the arming core, and what arming it and its
+  // interrupt cost (hrtimer.hpp); `irq_entry`: the interrupt's cost when `timers` gives none
+  // (cpu.irq-entry, as a device interrupt's, after the lateness).
+  NapiWatchdog(World& world, NapiInstance& owner, const HrtimerCosts& timers,
+               Distribution irq_entry);
   NapiWatchdog(const NapiWatchdog&) = delete;
   NapiWatchdog& operator=(const NapiWatchdog&) = delete;
 
-  // hrtimer_start: at `at` on `core`, replacing the deadline it had.
+  // hrtimer_start: at `at` on `core`, replacing the deadline it had; the device's programming is
+  // charged to the job running on `core`.
   void arm(Instant at, Core& core);
 
  private:
@@ -38,8 +42,9 @@ class NapiWatchdog {
 
   World& world_;
   NapiInstance& owner_;
-  Distribution timer_irq_cost_;
-  Distribution late_;
+  HrtimerCosts timers_;
+  Distribution irq_entry_;
+  Duration irq_{};        // the pending expiry's interrupt, when timers_ gives one
   Core* core_ = nullptr;  // the core that armed it last
   TimerIrq job_{};
   EndpointId endpoint_{};

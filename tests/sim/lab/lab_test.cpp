@@ -258,6 +258,42 @@ TEST(lab, irqmod_load_sends_poisson_requests_over_its_connections) {
   EXPECT_GT(late.latency.percentile(99'000), load.latency.percentile(99'000));
 }
 
+// cpu.hrtimer-arm and cpu.timer-irq on the sleepers' timers (the NAPI watchdog's: veth_test):
+// irqmod load's epoll_pwait2 timeout on core 0, an epoll server's timeout on core 1.
+TEST(lab, a_sleepers_hrtimer_costs_its_core_the_programming_and_the_interrupt) {
+  const std::vector<std::string> sleepers =
+      with(kLoad, {"lab.rate=2000", "cpu.epoll-timeout=100us", "cpu.hrtimer-late=20000"});
+  const RunReport plain = run(sleepers);
+  const double requests = static_cast<double>(plain.latency.count());
+  ASSERT_GT(requests, 150.0);
+  // The interrupt: busy at hardirq level on both cores, inside the lateness, so the client's
+  // sends (each after its timeout) go out when they did.
+  const RunReport irq = run(with(sleepers, {"cpu.timer-irq=5000"}));
+  EXPECT_EQ(plain.cpu.busy(0, ContextKind::hardirq), Duration{});
+  const double client_irqs =
+      static_cast<double>(irq.cpu.busy(0, ContextKind::hardirq).count()) / 5000.0;
+  EXPECT_GT(client_irqs, 0.8 * requests);  // a timeout before nearly every send
+  EXPECT_LT(client_irqs, 1.2 * requests);
+  EXPECT_GT(irq.cpu.busy(1, ContextKind::hardirq), 100 * microseconds(5));  // server timeouts
+  EXPECT_NEAR(p50_us(irq), p50_us(plain), 0.05 * p50_us(plain));
+  // The programming: a timeout armed at each sleep and cancelled by each reply or request that
+  // ends one first, within the 4 ms tick; behind a 100 us tick (cpu.hz 10 000), for the gaps
+  // of 500 us on average, mostly free.
+  const RunReport armed = run(with(sleepers, {"cpu.hrtimer-arm=3000", "cpu.hz=250"}));
+  const double client_arms =
+      static_cast<double>(armed.cpu.busy(0).count() - plain.cpu.busy(0).count()) / 3000.0;
+  // Two sleeps a request (for its reply, for the next send), the first cancelled by the reply.
+  EXPECT_GT(client_arms, 2.5 * requests);
+  EXPECT_LT(client_arms, 3.2 * requests);
+  // The server's 100 us timeouts between requests 500 us apart: several sleeps a request.
+  EXPECT_GT(static_cast<double>((armed.cpu.busy(1) - plain.cpu.busy(1)).count()),
+            3.0 * requests * 3000.0);
+  const RunReport behind = run(with(sleepers, {"cpu.hrtimer-arm=3000", "cpu.hz=10000"}));
+  const double behind_arms =
+      static_cast<double>(behind.cpu.busy(0).count() - plain.cpu.busy(0).count()) / 3000.0;
+  EXPECT_LT(behind_arms, 0.6 * client_arms);
+}
+
 TEST(lab, a_small_veth_ring_under_deferral_drops_requests) {
   const std::vector<std::string> held = with(
       kLoad, {"lab.rate=100000", "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=200us"});
