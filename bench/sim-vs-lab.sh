@@ -12,9 +12,13 @@
 #
 # For each cell: the measured median of BENCH_REPEAT runs with their min and max, the prediction,
 # their ratio, whether the prediction is inside the measured min-max; p50, p99, the server's CPU
-# (its process's user + system time, % of one CPU; predicted: the busy time of its core) and the
-# client's. Then per rate the order of the modes by p50 and by server CPU, measured and
-# predicted, and the agreement counts of the issue's acceptance. The table goes to stdout, the
+# (its process's user + system time, % of one CPU; predicted the same: its core's busy time less
+# the interrupts that ran there with no thread on the core, which the kernel charges to the idle
+# task, and less ksoftirqd's; before 2026-12-03 the whole busy time) and the client's. Then per
+# rate the order of the modes by p50 and by server CPU, measured and predicted; every pair of
+# cells of a rate whose measured min-max ranges do not overlap ("differ by more than their
+# spread"), and whether the prediction orders it as measured; and the agreement counts of the
+# issue's acceptance. The table goes to stdout, the
 # cells to BENCH_OUT/cells.tsv and a picture (predicted against measured p50, the diagonal
 # drawn) to BENCH_OUT/sim-vs-lab.png.
 #
@@ -184,9 +188,13 @@ fi
 json_field() {  # json_field FILE SECTION KEY: a number inside "SECTION":{...}
   tr -d '\n' <"$1" | grep -o "\"$2\":{[^}]*}" | head -1 | grep -o "\"$3\":[0-9.e+-]*" | head -1 | cut -d: -f2
 }
-core_busy() {  # core_busy FILE CORE: that core's busy fraction, in %
-  tr -d '\n' <"$1" | grep -o "{\"core\":$2,\"busy_fraction\":[0-9.e+-]*" | head -1 |
-    awk -F: '{ printf "%.1f", 100 * $NF }'
+# core_busy FILE CORE: the CPU time, in % of that core, of the processes running there, as the
+# lab reads them (/proc/PID/stat: the thread's own time and the interrupts that ran while it was
+# on the CPU): the core's busy time less the interrupts that ran with no thread on it (the kernel
+# charges those to the idle task) and less ksoftirqd's (a process of its own).
+core_busy() {
+  tr -d '\n ' <"$1" | grep -o "{\"core\":$2,[^}]*}" | head -1 | tr ',' '\n' | tr -d '{}"' |
+    awk -F: '{ v[$1] = $2 } END { printf "%.1f", 100 * (v["busy_fraction"] - v["over_idle"] - v["ksoftirqd"]) }'
 }
 server_core=$server_cpu client_core=$client_cpu
 sim_sets=()
@@ -229,7 +237,7 @@ END {
     key = order[c]; split(key, parts, "|")
     if (!(key in p50)) { printf "%s: no prediction\n", key; bad = 1; continue }
     med50 = median(m50[key]); lo50 = lo; hi50 = hi
-    med99 = median(m99[key]); medcpu = median(mcpu[key])
+    med99 = median(m99[key]); medcpu = median(mcpu[key]); locpu = lo; hicpu = hi
     medcli = mcli[key] == "" ? -1 : median(mcli[key])  # -1: no run read the client
     if (med50 + 0 <= 0 || p50[key] + 0 <= 0) { printf "%s: a number is missing\n", key; bad = 1; continue }
     r50 = p50[key] / med50; r99 = med99 > 0 ? p99[key] / med99 : 0
@@ -246,6 +254,10 @@ END {
     if (parts[1] ~ /^modes/) { split(parts[2], mr, "-"); name = mr[1]; group = parts[1] "@" mr[2] }
     g50m[group] = g50m[group] " " med50 ":" name; g50p[group] = g50p[group] " " p50[key] ":" name
     gcm[group] = gcm[group] " " medcpu ":" name; gcp[group] = gcp[group] " " pcpu[key] ":" name
+    # For the pairs below: each cell of the group with its measured spread and its prediction.
+    m = ++members[group]; mkey[group, m] = name
+    v50[group, m] = med50; l50[group, m] = lo50; h50[group, m] = hi50; q50[group, m] = p50[key]
+    vcpu[group, m] = medcpu; lcpu[group, m] = locpu; hcpu[group, m] = hicpu; qcpu[group, m] = pcpu[key]
   }
   if (n == 0) { print "sim-vs-lab: no cell"; exit 1 }
   printf "\ncells: %d; p50 within 25%% or inside the measured min-max: %d (%.0f%%); p99 within 50%%: %d (%.0f%%); server CPU within 10 points: %d (%.0f%%)\n",
@@ -254,6 +266,29 @@ END {
     printf "order by p50 %-22s measured %-44s predicted %s\n", g, sorted(g50m[g]), sorted(g50p[g])
     printf "order by cpu %-22s measured %-44s predicted %s\n", g, sorted(gcm[g]), sorted(gcp[g])
   }
+  # The acceptance: at every rate the modes in the measured order wherever the measured values
+  # differ by more than their spread, i.e. for every pair of cells whose measured min-max ranges
+  # do not overlap, the prediction orders the two as their medians are.
+  for (g in members) {
+    for (i = 1; i <= members[g]; ++i) for (j = i + 1; j <= members[g]; ++j) {
+      if (h50[g, i] < l50[g, j] || h50[g, j] < l50[g, i]) {
+        apart50++; a50[g]++
+        if ((v50[g, i] - v50[g, j]) * (q50[g, i] - q50[g, j]) > 0) { same50++; s50[g]++ }
+        else wrong50[g] = wrong50[g] " " mkey[g, i] "/" mkey[g, j]
+      }
+      if (hcpu[g, i] < lcpu[g, j] || hcpu[g, j] < lcpu[g, i]) {
+        apartcpu++; acpu[g]++
+        if ((vcpu[g, i] - vcpu[g, j]) * (qcpu[g, i] - qcpu[g, j]) > 0) { samecpu++; scpu[g]++ }
+        else wrongcpu[g] = wrongcpu[g] " " mkey[g, i] "/" mkey[g, j]
+      }
+    }
+    printf "pairs apart beyond their spread %-22s p50 %d of %d in the measured order%s; cpu %d of %d%s\n", g,
+           s50[g], a50[g], wrong50[g] == "" ? "" : " (not:" wrong50[g] ")",
+           scpu[g], acpu[g], wrongcpu[g] == "" ? "" : " (not:" wrongcpu[g] ")"
+    groups++; if (s50[g] == a50[g] && scpu[g] == acpu[g]) inorder++
+  }
+  printf "orders: p50 %d of %d separable pairs, cpu %d of %d; rates with every such pair in order: %d of %d\n",
+         same50, apart50, samecpu, apartcpu, inorder, groups
   exit bad
 }
 function sorted(list,   a, n, i, j, t, s, x, y) {

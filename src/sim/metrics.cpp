@@ -87,6 +87,7 @@ void CpuTime::subtract(const CpuTime& earlier) {
   for (std::size_t c = 0; c < busy_.size(); ++c) {
     for (std::size_t k = 0; k < kNumContextKinds; ++k)
       busy_[c][k] -= earlier.busy_[c][k];
+    over_idle_[c] -= earlier.over_idle_[c];
   }
 }
 

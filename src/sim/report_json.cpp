@@ -114,6 +114,8 @@ void cpu(JsonWriter& json, const RunReport& r) {
       json.key(to_string(kind));
       optional_value(json, fraction(r.cpu.busy(c, kind), r.sim_time));
     }
+    json.key("over_idle");  // of busy_fraction: interrupts with no thread on the core
+    optional_value(json, fraction(r.cpu.over_idle(c), r.sim_time));
     if (c < r.cores.size()) write_row_json(json, kCoreCounters, r.cores[c], r.sim_time);
     json.end_object();
   }

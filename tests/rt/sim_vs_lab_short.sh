@@ -24,4 +24,7 @@ awk -v r="$row" '$0 ~ r && ($3 + 0 <= 0 || $6 + 0 <= 0) { bad = 1 } END { exit b
   { echo "a measured or predicted p50 is not above 0"; exit 1; }
 grep -Eq '^cells: 2; p50 within 25% or inside the measured min-max: [0-2] ' "$out/table.txt" ||
   { echo "no summary line"; exit 1; }
+# The orders: the pairs of cells apart beyond their measured spread, counted per metric.
+grep -Eq '^orders: p50 [0-9]+ of [0-9]+ separable pairs, cpu [0-9]+ of [0-9]+; rates with every such pair in order: [0-9]+ of 2$' \
+  "$out/table.txt" || { echo "no orders line"; exit 1; }
 echo "sim-vs-lab --short: 2 cells, each measured and predicted"

@@ -85,10 +85,14 @@ std::string_view to_string(ContextKind kind);
 // Busy time per core and context kind.
 class CpuTime {
  public:
-  explicit CpuTime(std::size_t cores = 0) : busy_(cores) {}
+  explicit CpuTime(std::size_t cores = 0) : busy_(cores), over_idle_(cores) {}
   void charge(std::size_t core, ContextKind kind, Duration d) {
     busy_[core][static_cast<std::size_t>(kind)] += d.count();
   }
+  // Of the busy time, interrupt work (hardirq, softirq) that ran with no thread on the core: the
+  // kernel charges it to the idle task, so it is in no process's CPU time (/proc/PID/stat).
+  void charge_over_idle(std::size_t core, Duration d) { over_idle_[core] += d.count(); }
+  Duration over_idle(std::size_t core) const { return Duration{over_idle_[core]}; }
   Duration busy(std::size_t core, ContextKind kind) const {
     return Duration{busy_[core][static_cast<std::size_t>(kind)]};
   }
@@ -102,6 +106,7 @@ class CpuTime {
 
  private:
   std::vector<std::array<std::int64_t, kNumContextKinds>> busy_;
+  std::vector<std::int64_t> over_idle_;
 };
 
 // Every packet that entered the system is delivered, dropped or still in flight at the end.

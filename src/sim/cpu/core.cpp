@@ -73,6 +73,8 @@ void Core::push(JobRef job, Level level) {
 void Core::charge_top(Duration elapsed) {
   const Job& top = stack_[depth_ - 1];
   world_.report.cpu.charge(index_, top.segment.charge, elapsed);
+  if (top.level != Level::thread && count_[static_cast<std::size_t>(Level::thread)] == 0)
+    world_.report.cpu.charge_over_idle(index_, elapsed);
   if (top.level == Level::thread) scheduler_.ran(*current_, elapsed);
   if (world_.trace && elapsed > Duration::zero()) {
     world_.trace->slice(kTraceCpu, index_, top.segment.label, to_string(top.segment.charge),

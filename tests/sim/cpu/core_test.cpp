@@ -383,6 +383,27 @@ TEST(core, charges_no_idle_time_and_accounts_for_the_whole_run) {
   EXPECT_EQ(idle + charged, us(100).count());
 }
 
+TEST(core, counts_apart_the_interrupts_that_run_with_no_thread_on_the_core) {
+  // A hardirq and the softirq it raises on the idle core are the idle task's time (over_idle);
+  // the same over a running thread are the thread's.
+  OneCore c;
+  Work softirq({us(2)}, ContextKind::softirq);
+  c.core.set_softirq_job(job_of(softirq));
+  Work idle_irq({us(3)}, ContextKind::hardirq);
+  idle_irq.on_end = [](Core& core) { core.raise_softirq(); };
+  c.core.push(job_of(idle_irq), Level::hardirq);
+  c.run_to(at_us(10));
+  EXPECT_EQ(c.world.report.cpu.over_idle(0), us(5));
+  Work thread({us(20)});
+  c.core.wake(c.core.add_thread(job_of(thread), false));
+  c.run_to(at_us(15));
+  Work busy_irq({us(4)}, ContextKind::hardirq);
+  c.core.push(job_of(busy_irq), Level::hardirq);
+  c.run_to(at_us(100));
+  EXPECT_EQ(c.world.report.cpu.busy(0, ContextKind::hardirq), us(7));
+  EXPECT_EQ(c.world.report.cpu.over_idle(0), us(5));
+}
+
 TEST(core, finish_charges_a_segment_still_running_up_to_the_end_of_the_run) {
   OneCore c;
   std::ostringstream out;
