@@ -206,6 +206,40 @@ void BM_host_hrtimer_lateness_50us(benchmark::State& state) {
 }
 BENCHMARK(BM_host_hrtimer_lateness_50us)->UseManualTime()->Iterations(kIterations);
 
+// The clock-event device's measurements: one kind of a measurement's samples.
+template <typename Result>
+void report_kind(benchmark::State& state, irqmod::Expected<Result> (*measure)(const Budget&),
+                 Samples Result::*kind) {
+  report(state, [measure, kind]() -> irqmod::Expected<Samples> {
+    auto result = measure(kBudget);
+    if (!result) return result.error();
+    return std::move(result.value().*kind);
+  });
+}
+
+// cpu.hrtimer-arm: timerfd_settime arming a timer 200 us ahead (the CPU's earliest), less one
+// 10 s ahead, behind the tick.
+void BM_host_hrtimer_arm_200us(benchmark::State& state) {
+  report_kind(state, calibrate::timer_programming, &calibrate::TimerProgramming::arm_soon);
+}
+void BM_host_hrtimer_arm_10s(benchmark::State& state) {
+  report_kind(state, calibrate::timer_programming, &calibrate::TimerProgramming::arm_far);
+}
+BENCHMARK(BM_host_hrtimer_arm_200us)->UseManualTime()->Iterations(kIterations);
+BENCHMARK(BM_host_hrtimer_arm_10s)->UseManualTime()->Iterations(kIterations);
+
+// cpu.timer-irq: the largest gap of a 150 us spin across a timerfd's expiry, less the largest
+// without a timer.
+void BM_host_timer_interrupt_gap(benchmark::State& state) {
+  report_kind(state, calibrate::timer_interrupt_gaps,
+              &calibrate::TimerInterruptGaps::with_timer);
+}
+void BM_host_spin_gap(benchmark::State& state) {
+  report_kind(state, calibrate::timer_interrupt_gaps, &calibrate::TimerInterruptGaps::without);
+}
+BENCHMARK(BM_host_timer_interrupt_gap)->UseManualTime()->Iterations(kIterations);
+BENCHMARK(BM_host_spin_gap)->UseManualTime()->Iterations(kIterations);
+
 // ---- kernel paths (root): Arg = segments of 64 B in one GSO sendmsg ------------------------
 
 // One kind of batch through `path`, in a lab made for the benchmark's run (irqmod calibrate
