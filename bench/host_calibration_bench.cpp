@@ -231,8 +231,7 @@ BENCHMARK(BM_host_hrtimer_arm_10s)->UseManualTime()->Iterations(kIterations);
 // cpu.timer-irq: the largest gap of a 150 us spin across a timerfd's expiry, less the largest
 // without a timer.
 void BM_host_timer_interrupt_gap(benchmark::State& state) {
-  report_kind(state, calibrate::timer_interrupt_gaps,
-              &calibrate::TimerInterruptGaps::with_timer);
+  report_kind(state, calibrate::timer_interrupt_gaps, &calibrate::TimerInterruptGaps::with_timer);
 }
 void BM_host_spin_gap(benchmark::State& state) {
   report_kind(state, calibrate::timer_interrupt_gaps, &calibrate::TimerInterruptGaps::without);
