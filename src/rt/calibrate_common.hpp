@@ -29,6 +29,13 @@ inline std::int64_t now_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// The calling thread's own CPU time (CLOCK_THREAD_CPUTIME_ID).
+inline std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 // "what: <errno text>", for a system call that just failed.
 inline Error system_error(const std::string& what) {
   return Error{"", what + ": " + std::strerror(errno)};

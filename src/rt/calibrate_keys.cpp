@@ -77,6 +77,11 @@ void calls(Planner& p) {
 
 void wakeups(Planner& p) {
   const auto syscall = [&p] { return p.median("getppid"); };
+  // cpu.wakeup as its key below derives it, never below 0: what the model charges a woken
+  // thread for try_to_wake_up, which the keys measured across a wake-up take out.
+  const auto model_wakeup = [&p] {
+    return std::max(0.0, p.median("wake-same-core") - p.median("getppid") - p.median("yield"));
+  };
   p.key("cpu.context-switch",
         "one sched_yield that switches to the other thread on the same CPU, less cpu.syscall",
         "yield", {"getppid"}, syscall);
@@ -100,11 +105,8 @@ void wakeups(Planner& p) {
         "the waker's eventfd_write to a thread blocked on the other CPU 100 us before, less an "
         "eventfd_write waking nobody and less cpu.wakeup: the IPI's send (an APIC write, which "
         "on a virtual machine exits to the hypervisor)",
-        "wake-send-other-core", {"wake-send-alone", "wake-same-core", "getppid", "yield"}, [&p] {
-          const double wakeup =
-              p.median("wake-same-core") - p.median("getppid") - p.median("yield");
-          return p.median("wake-send-alone") + std::max(0.0, wakeup);
-        });
+        "wake-send-other-core", {"wake-send-alone", "wake-same-core", "getppid", "yield"},
+        [&p, &model_wakeup] { return p.median("wake-send-alone") + model_wakeup(); });
   // cpu.wakeup-run: the wakee's CPU time across the blocked read, less what the model charges
   // the woken thread already (cpu.wakeup and cpu.context-switch) and less two system calls (the
   // read's and the thread-clock read's own).
@@ -114,10 +116,21 @@ void wakeups(Planner& p) {
         "cpu.wakeup and cpu.context-switch: the part of the other-CPU wake-up its CPU is busy "
         "running the wakee (switch-in and the return; on a virtual machine the exits on that "
         "path), the rest being the CPU halted or in its idle loop",
-        "wake-run-other-core", {"wake-same-core", "getppid", "yield"}, [&p] {
-          const double wakeup =
-              p.median("wake-same-core") - p.median("getppid") - p.median("yield");
-          return 2 * p.median("getppid") + std::max(0.0, wakeup) + p.median("yield");
+        "wake-run-other-core", {"wake-same-core", "getppid", "yield"}, [&p, &model_wakeup] {
+          return 2 * p.median("getppid") + model_wakeup() + p.median("yield");
+        });
+  // cpu.wakeup-run-local: the thread's CPU time across an epoll_wait its own CPU's timer ends,
+  // less the same call returning at once, less what the model charges the woken thread already
+  // (cpu.wakeup and cpu.context-switch).
+  p.key("cpu.wakeup-run-local",
+        "this thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) across an epoll_wait blocked until "
+        "a timerfd of its CPU expires 100 us later, less the same epoll_wait on a timerfd already "
+        "expired, cpu.wakeup and cpu.context-switch: the switch from the idle task to a thread "
+        "its own CPU's interrupt woke and the return to user space (on a virtual machine the "
+        "exits on that path)",
+        "wake-run-own-timer", {"epoll-timer-ready", "wake-same-core", "getppid", "yield"},
+        [&p, &model_wakeup] {
+          return p.median("epoll-timer-ready") + model_wakeup() + p.median("yield");
         });
   // cpu.wakeup-idle: the other-CPU wake-up's median after each idle of the sweep and after 5 ms,
   // less the one after 2 us: how the exit grows with the idle's length.

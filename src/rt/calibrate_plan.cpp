@@ -282,6 +282,21 @@ void threads(Planner& p) {
     p.record("timer-irq-gap", spin + ", a timerfd armed to expire 50 us into it", gaps.error());
     p.record("spin-gap", spin + ", no timer armed", gaps.error());
   }
+  auto own = own_timer_wakeups(p.budget(kShortIdleWait));
+  const std::string own_method =
+      "this thread's CLOCK_THREAD_CPUTIME_ID across epoll_wait on a timerfd of this CPU";
+  if (own) {
+    p.record("wake-run-own-timer",
+             own_method +
+                 " armed 100 us ahead: the call blocks, the CPU idles, the timer's "
+                 "interrupt wakes the thread where the idle task ran",
+             std::move(own.value().blocked));
+    p.record("epoll-timer-ready", own_method + " already expired: the call returns at once",
+             std::move(own.value().ready));
+  } else {
+    p.record("wake-run-own-timer", own_method + " armed 100 us ahead", own.error());
+    p.record("epoll-timer-ready", own_method + " already expired", own.error());
+  }
 }
 
 void paths(Planner& p, PathLab* lab, const std::string& why_not) {

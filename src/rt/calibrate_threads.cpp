@@ -20,6 +20,7 @@ namespace {
 using detail::Fd;
 using detail::now_ns;
 using detail::system_error;
+using detail::thread_cpu_ns;
 
 // Up to this idle the waker spins (a sleep's own wake-up would be what is waited for); above it
 // it sleeps, so its CPU may halt as well.
@@ -122,12 +123,6 @@ Expected<Samples> yield_switch(const Budget& budget, double* switched) {
 }
 
 namespace {
-
-std::int64_t thread_cpu_ns() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
 
 // wakeup_latencies' rounds; with `send`, also the waker's eventfd_write's own duration and,
 // beside each, one on an eventfd nobody waits on, and the wakee's CPU time across its blocking

@@ -2,6 +2,7 @@
 // hrtimer that is the CPU's earliest costs, and what a timer interrupt takes from the thread it
 // interrupts; and the kernel's tick rate.
 #include <sched.h>
+#include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/utsname.h>
 
@@ -20,6 +21,7 @@ namespace {
 using detail::Fd;
 using detail::now_ns;
 using detail::system_error;
+using detail::thread_cpu_ns;
 
 // How far ahead the timers are armed: 200 us, sooner than any tick (1/HZ is 1-10 ms), and 10 s,
 // behind every tick.
@@ -28,6 +30,12 @@ constexpr std::int64_t kFarNs = 10'000'000'000;
 // The gap measurement: the timer 50 us after arming, the spin 150 us from the arming's end.
 constexpr std::int64_t kExpiryNs = 50'000;
 constexpr std::int64_t kSpinNs = 150'000;
+// The own-timer wake-up: the timer 100 us ahead (the idle of calibrate's other-CPU wake-up, so
+// that the two are taken after the same idle); the ready call's timer 1 us ahead, expired after
+// a 20 us spin.
+constexpr std::int64_t kOwnWakeNs = 100'000;
+constexpr std::int64_t kExpiredNs = 1'000;
+constexpr std::int64_t kExpireSpinNs = 20'000;
 
 // The calling thread on the CPU it is on, until the scope ends (its affinity restored then).
 class PinHere {
@@ -129,6 +137,43 @@ Expected<TimerInterruptGaps> timer_interrupt_gaps(const Budget& budget) {
   });
   if (failed) return system_error("timerfd_settime");
   if (out.with_timer.empty()) return Error{"", "no sample within the time budget"};
+  return out;
+}
+
+Expected<OwnTimerWakeups> own_timer_wakeups(const Budget& budget) {
+  const Fd timer(::timerfd_create(CLOCK_MONOTONIC, 0));
+  if (!timer.ok()) return system_error("timerfd_create");
+  const Fd epoll(::epoll_create1(0));
+  if (!epoll.ok()) return system_error("epoll_create1");
+  epoll_event watch{};
+  watch.events = EPOLLIN;
+  if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, timer.get(), &watch) != 0)
+    return system_error("epoll_ctl");
+  const PinHere pin;
+  OwnTimerWakeups out;
+  bool failed = false;
+  // Kind 0 blocks until the timer fires; kind 1 finds it expired.
+  detail::in_blocks(budget, 2, detail::Blocks{4, 1}, [&](std::size_t kind, bool keep) {
+    const itimerspec when = relative(kind == 0 ? kOwnWakeNs : kExpiredNs);
+    if (::timerfd_settime(timer.get(), 0, &when, nullptr) != 0) {
+      failed = true;
+      return false;
+    }
+    if (kind == 1) (void)largest_gap(kExpireSpinNs);
+    epoll_event ready{};
+    const std::int64_t before = thread_cpu_ns();
+    const int n = ::epoll_wait(epoll.get(), &ready, 1, -1);
+    const std::int64_t after = thread_cpu_ns();
+    std::uint64_t expirations = 0;
+    if (n != 1 || ::read(timer.get(), &expirations, sizeof expirations) < 0) {
+      failed = true;
+      return false;
+    }
+    if (keep) (kind == 0 ? out.blocked : out.ready).push_back(after - before);
+    return true;
+  });
+  if (failed) return system_error("epoll_wait on a timerfd");
+  if (out.blocked.empty()) return Error{"", "no sample within the time budget"};
   return out;
 }
 

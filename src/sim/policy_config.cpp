@@ -229,6 +229,7 @@ IdleExit idle_exit(const Scenario& s) {
   IdleExit exit;
   exit.remote = s.cpu.wakeup_remote;
   exit.run = s.cpu.wakeup_run;
+  exit.run_local = s.cpu.wakeup_run_local;
   if (auto curve = parse_idle_curve(s.cpu.wakeup_idle)) exit.growth = std::move(curve.value());
   return exit;
 }

@@ -188,19 +188,20 @@ TEST(calibrate, a_small_plan_measures_or_skips_every_key_with_a_method_or_a_reas
     }
     if (!e.raw) keys.insert(e.key);
   }
-  for (const char* key : {"cpu.syscall",       "cpu.app-message",
-                          "cpu.copy-kb",       "cpu.context-switch",
-                          "cpu.wakeup",        "cpu.wakeup-remote",
-                          "cpu.wakeup-idle",   "cpu.busy-poll-iteration",
-                          "cpu.poll-call",     "cpu.epoll-wait",
-                          "cpu.epoll-empty",   "cpu.hrtimer-late",
-                          "cpu.tx-packet",     "cpu.rx-packet",
-                          "cpu.napi-poll",     "cpu.backlog-enqueue",
-                          "cpu.backlog-poll",  "cpu.veth-packet",
-                          "cpu.veth-poll",     "cpu.veth-xmit",
-                          "cpu.softirq-entry", "cpu.wakeup-ipi",
-                          "cpu.wakeup-run",    "cpu.hrtimer-arm",
-                          "cpu.timer-irq",     "cpu.hz"})
+  for (const char* key : {"cpu.syscall",         "cpu.app-message",
+                          "cpu.copy-kb",         "cpu.context-switch",
+                          "cpu.wakeup",          "cpu.wakeup-remote",
+                          "cpu.wakeup-idle",     "cpu.busy-poll-iteration",
+                          "cpu.poll-call",       "cpu.epoll-wait",
+                          "cpu.epoll-empty",     "cpu.hrtimer-late",
+                          "cpu.tx-packet",       "cpu.rx-packet",
+                          "cpu.napi-poll",       "cpu.backlog-enqueue",
+                          "cpu.backlog-poll",    "cpu.veth-packet",
+                          "cpu.veth-poll",       "cpu.veth-xmit",
+                          "cpu.softirq-entry",   "cpu.wakeup-ipi",
+                          "cpu.wakeup-run",      "cpu.hrtimer-arm",
+                          "cpu.timer-irq",       "cpu.hz",
+                          "cpu.wakeup-run-local"})
     EXPECT_EQ(keys.count(key), 1u) << key;
   // Every key is there once.
   std::size_t listed = 0;

@@ -196,6 +196,17 @@ struct TimerInterruptGaps {
 };
 Expected<TimerInterruptGaps> timer_interrupt_gaps(const Budget& budget);
 
+// A thread's own wake-up by its CPU's timer, on one CPU (pinned as above): its own CPU time
+// (CLOCK_THREAD_CPUTIME_ID) across an epoll_wait on a timerfd armed 100 us ahead, so that the
+// call blocks, the CPU idles and the timer's interrupt wakes the thread where the idle task ran
+// (the switch out, the switch in from idle, the return to user space); beside each, the same
+// call when the timerfd has already expired (the call returning at once).
+struct OwnTimerWakeups {
+  Samples blocked;
+  Samples ready;
+};
+Expected<OwnTimerWakeups> own_timer_wakeups(const Budget& budget);
+
 // The kernel's CONFIG_HZ, from /proc/config.gz (read with zcat) or /boot/config-RELEASE; an
 // error saying where it looked when neither has it.
 Expected<int> kernel_hz();

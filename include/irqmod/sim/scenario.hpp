@@ -344,23 +344,24 @@ struct CpuSection {
   Distribution poll_call{};       // cpu.poll-call: poll() on one socket beyond the system call
   Distribution socket_call{};     // cpu.socket-call: a socket call's dispatch (sendto, recvfrom)
   // The host's own costs the lab runs ([lab]) need, and the cores' wake-up and timer latencies.
-  Distribution epoll_wait{};       // cpu.epoll-wait: an epoll_wait call that returns events
-  Distribution recv_empty{};       // cpu.recv-empty: a non-blocking recv that finds nothing
-  Distribution wakeup_remote{};    // cpu.wakeup-remote: a woken thread's start on an idle core
-  Distribution wakeup_ipi{};       // cpu.wakeup-ipi: the waker's cost of the IPI it sends
-  Distribution wakeup_run{};       // cpu.wakeup-run: of that start, the wakee's core busy
-  std::string wakeup_idle;         // cpu.wakeup-idle: "IDLE:ADDED, ...", its growth with idle time
-  Distribution hrtimer_late{};     // cpu.hrtimer-late: how late an hrtimer fires
-  Distribution hrtimer_arm{};      // cpu.hrtimer-arm: reprogramming the clock-event device
-  Distribution timer_irq{};        // cpu.timer-irq: a timer interrupt, of the lateness
-  Distribution veth_xmit{};        // cpu.veth-xmit: veth_xmit on the sender, per frame
-  Distribution veth_poll{};        // cpu.veth-poll: a veth_poll call's fixed part
-  Distribution veth_packet{};      // cpu.veth-packet: per frame in veth_poll (ring, GRO)
-  Distribution backlog_enqueue{};  // cpu.backlog-enqueue: netif_rx to the backlog, per frame
-  Distribution backlog_poll{};     // cpu.backlog-poll: a process_backlog call's fixed part
-  Distribution tcp_tx_packet{};    // cpu.tcp-tx-packet: cpu.tx-packet for a TCP message
-  Distribution tcp_rx_packet{};    // cpu.tcp-rx-packet: cpu.rx-packet for a TCP segment
-  Distribution tcp_app_message{};  // cpu.tcp-app-message: cpu.app-message for a TCP read
+  Distribution epoll_wait{};        // cpu.epoll-wait: an epoll_wait call that returns events
+  Distribution recv_empty{};        // cpu.recv-empty: a non-blocking recv that finds nothing
+  Distribution wakeup_remote{};     // cpu.wakeup-remote: a woken thread's start on an idle core
+  Distribution wakeup_ipi{};        // cpu.wakeup-ipi: the waker's cost of the IPI it sends
+  Distribution wakeup_run{};        // cpu.wakeup-run: of that start, the wakee's core busy
+  Distribution wakeup_run_local{};  // cpu.wakeup-run-local: a switch-in from idle, own wake
+  std::string wakeup_idle;          // cpu.wakeup-idle: "IDLE:ADDED, ...", its growth with idle time
+  Distribution hrtimer_late{};      // cpu.hrtimer-late: how late an hrtimer fires
+  Distribution hrtimer_arm{};       // cpu.hrtimer-arm: reprogramming the clock-event device
+  Distribution timer_irq{};         // cpu.timer-irq: a timer interrupt, of the lateness
+  Distribution veth_xmit{};         // cpu.veth-xmit: veth_xmit on the sender, per frame
+  Distribution veth_poll{};         // cpu.veth-poll: a veth_poll call's fixed part
+  Distribution veth_packet{};       // cpu.veth-packet: per frame in veth_poll (ring, GRO)
+  Distribution backlog_enqueue{};   // cpu.backlog-enqueue: netif_rx to the backlog, per frame
+  Distribution backlog_poll{};      // cpu.backlog-poll: a process_backlog call's fixed part
+  Distribution tcp_tx_packet{};     // cpu.tcp-tx-packet: cpu.tx-packet for a TCP message
+  Distribution tcp_rx_packet{};     // cpu.tcp-rx-packet: cpu.rx-packet for a TCP segment
+  Distribution tcp_app_message{};   // cpu.tcp-app-message: cpu.app-message for a TCP read
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 

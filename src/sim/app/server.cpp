@@ -134,6 +134,11 @@ std::optional<Segment> Application::next(Core& core) {
       return after_busy_loop(core);
     case Phase::spinning:
       return receive(core);
+    case Phase::resuming:
+      // ep_poll looks for events once more before it sleeps: what the resumed NAPI's poll
+      // delivered is returned by this call.
+      if (!socket_.empty()) return receive(core);
+      return block();
     case Phase::blocked:
     case Phase::sleeping:
     case Phase::send_blocked:
@@ -243,6 +248,13 @@ std::optional<Segment> Application::after_busy_loop(Core& core) {
   const std::uint32_t napi_id = socket_.napi_id();
   if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
     napis_[napi_id - 1]->resume_irqs(core);
+    // napi_resume_irqs (net/core/dev.c) schedules the NAPI between local_bh_disable() and
+    // local_bh_enable(): its softirq runs there, inside the epoll_wait call, on this thread's
+    // time, before ep_poll (fs/eventpoll.c) decides to sleep.
+    if (core.softirq_pending()) {
+      phase_ = Phase::resuming;
+      return thread_segment(Duration::zero());
+    }
   }
   return block();
 }

@@ -116,6 +116,7 @@ class Application {
     waking,        // wakeup + context switch
     consuming,     // taking the queued messages
     busy_poll,     // in the busy loop, final poll included
+    resuming,      // in epoll_wait after napi_resume_irqs: its softirq runs, then a last look
     spinning,      // the adaptive controller spins on the socket in user space
     send_blocked,  // in sendto, waiting for the send buffer (Tx completions to free it)
   };

@@ -143,7 +143,11 @@ void Core::settle() {
       run_top();
       return;
     }
-    if (const auto segment = call_job(top.ref, true)) {
+    if (auto segment = call_job(top.ref, true)) {
+      if (top.level == Level::thread && threads_[*current_].from_own_idle) {
+        threads_[*current_].from_own_idle = false;
+        segment->length += cost(idle_exit_.run_local);
+      }
       Job& started = stack_[depth_ - 1];
       started.segment = *segment;
       started.remaining = segment->length;
@@ -167,7 +171,7 @@ void Core::on_event(const Event& event) {
     stall(exit_run_);
     exit_run_ = Duration::zero();
     for (const std::uint32_t thread : woken)
-      wake_now(thread);
+      wake_now(thread, false);
     return;
   }
   if (event.kind() == kSliceEnd) {
@@ -226,7 +230,7 @@ void Core::push_stall(Level level, ContextKind charge) {
   for (StallJob& job : stall_jobs_) {
     if (job.queued) continue;
     job.queued = true;
-    job.pending = Segment{take_stall(), charge, "wakeup-ipi"};
+    job.pending = Segment{take_stall(), charge, "stall"};
     push(job_of(job), level);
     return;
   }
@@ -308,6 +312,9 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
   // An idle core is sent an IPI by the first wake-up of its idle (the next ones find the wake
   // list queued); a timer of its own needs none.
   const bool core_idle = !current_ && depth_ == 0;
+  // The idle task is current and this core's own work woke the thread: its timer, or a softirq
+  // (or hardirq) running over the idle task.
+  const bool own_idle = !current_ && (local_timer || world_.acting_core == this);
   for (const std::uint32_t t : exiting_)
     if (t == thread) return;  // already on its way
   if (core_idle && !local_timer && exiting_.empty()) send_ipi();
@@ -323,10 +330,10 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
     exiting_.push_back(thread);  // rides on the exit already under way
     return;
   }
-  wake_now(thread);
+  wake_now(thread, own_idle);
 }
 
-void Core::wake_now(std::uint32_t thread) {
+void Core::wake_now(std::uint32_t thread, bool own_idle) {
   if (scheduler_.runnable(thread)) return;
   // update_curr() before place_entity(): the running thread's time so far counts in the average
   // the woken thread is placed at.
@@ -334,6 +341,7 @@ void Core::wake_now(std::uint32_t thread) {
   if (running) sync_top();
   scheduler_.wake(thread);
   if (!current_) {
+    threads_[thread].from_own_idle = own_idle;
     install(thread);
     resched_ = true;  // an idle core runs the woken thread at once
     if (depth_ == 1) settle();

@@ -93,6 +93,13 @@ struct IdleExit {
   // (its switch-in and return to user space; a vCPU's exits on that path): busy, charged to that
   // thread's first segment, the exit no longer. 0: the whole exit is idle.
   Distribution run{};
+  // cpu.wakeup-run-local: a thread switched in where the idle task ran, woken by this core's own
+  // interrupt work (a NAPI poll in softirq over idle, its own timer): the idle task's switch to
+  // it and its return to user space (on a virtual machine the exits on that path), charged to
+  // its first segment. There is no IPI and no halted vCPU to wait for, so no exit latency:
+  // the thread's work starts that much later. 0: the switch costs cpu.wakeup and
+  // cpu.context-switch only, as between two running threads.
+  Distribution run_local{};
   bool enabled() const { return !(remote.is_constant() && remote.a_ns == 0) || !growth.empty(); }
   // `growth` at `idle`.
   Duration added(Duration idle) const;
@@ -191,10 +198,13 @@ class Core {
   struct Thread {
     Job job;  // its state while it is not on the stack
     bool kernel = false;
+    bool from_own_idle = false;  // woken by this core's interrupt work over its idle task
   };
 
   void on_event(const Event& event);
-  void wake_now(std::uint32_t thread);
+  // `own_idle`: the core ran its idle task and its own interrupt work woke the thread
+  // (cpu.wakeup-run-local is charged to the thread's first segment).
+  void wake_now(std::uint32_t thread, bool own_idle);
   void settle();
   void pause_top();
   void sync_top();

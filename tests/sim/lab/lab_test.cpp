@@ -294,6 +294,56 @@ TEST(lab, a_sleepers_hrtimer_costs_its_core_the_programming_and_the_interrupt) {
   EXPECT_LT(behind_arms, 0.6 * client_arms);
 }
 
+// The 6.13 suspend mode's settings (bench/lab-modes.sh): the server busy-polls from epoll_wait,
+// its NAPI's watchdog runs on the server's core.
+const std::vector<std::string> kSuspend = {
+    "napi.napi_defer_hard_irqs=100",   "napi.gro_flush_timeout=20us",
+    "napi.irq_suspend_timeout=20ms",   "napi.busy_poll=0",
+    "napi.busy_poll_budget=64",        "napi.prefer_busy_poll=true",
+    "napi.epoll-prefer-busy-loop=true"};
+
+// cpu.wakeup-run-local: a thread its own core's interrupt work wakes while that core runs its
+// idle task pays the switch from idle at the start of its run; a wake-up from the other core
+// (cpu.wakeup-run's) does not.
+TEST(lab, a_thread_woken_by_its_own_cores_interrupt_work_pays_the_switch_from_idle) {
+  // Ping-pong on veth: each request's NAPI runs on the client's core and wakes the server
+  // there, each reply's on the server's core and wakes the client there: remote only.
+  const RunReport remote = run();
+  const RunReport remote_local = run({"cpu.wakeup-run-local=15000"});
+  EXPECT_EQ(remote_local.latency.percentile(50'000), remote.latency.percentile(50'000));
+  EXPECT_EQ(remote_local.cpu.busy(1), remote.cpu.busy(1));
+  // Suspend at 2000 req/s: the watchdog's poll over the idle task delivers the request and wakes
+  // the server on its own core; each such wake-up's start is 15 us later and busy.
+  const std::vector<std::string> suspend = with(with(kLoad, {"lab.rate=2000"}), kSuspend);
+  const RunReport plain = run(suspend);
+  const RunReport local = run(with(suspend, {"cpu.wakeup-run-local=15000"}));
+  const double requests = static_cast<double>(plain.latency.count());
+  ASSERT_GT(requests, 150.0);
+  const double added = static_cast<double>((local.cpu.busy(1) - plain.cpu.busy(1)).count());
+  EXPECT_GT(added, 0.6 * requests * 15000.0);  // about one wake-up a request, 500 us apart
+  EXPECT_LT(added, 1.3 * requests * 15000.0);
+  // The median request is later (some are polled by the client's softirq instead: the first
+  // after the watchdog gave up, whose wake-up is remote).
+  EXPECT_GT(p50_us(local), p50_us(plain) + 5.0);
+}
+
+// napi_resume_irqs schedules the NAPI inside epoll_wait, between local_bh_disable() and
+// local_bh_enable(): the poll it starts runs on the server thread's time, before the thread
+// sleeps; the watchdog's polls (the timer's softirq over the idle task) do not.
+TEST(lab, the_poll_napi_resume_irqs_starts_runs_inside_the_servers_epoll_wait) {
+  const std::vector<std::string> suspend = with(with(kLoad, {"lab.rate=2000"}), kSuspend);
+  const RunReport cheap = run(suspend);
+  const RunReport dear = run(with(suspend, {"cpu.veth-poll=20000"}));
+  ASSERT_GT(cheap.latency.count(), 150U);
+  // Over the idle task (no thread on the core) only the watchdog's polls run: each one 19 800 ns
+  // dearer. A resume's poll run after the thread had gone to sleep would count there too.
+  const double over_idle_polls =
+      static_cast<double>((dear.cpu.over_idle(1) - cheap.cpu.over_idle(1)).count()) / 19800.0;
+  const auto watchdog_polls = static_cast<double>(dear.cores[1].timer_polls);
+  ASSERT_GT(watchdog_polls, 1000.0);
+  EXPECT_NEAR(over_idle_polls, watchdog_polls, 0.03 * watchdog_polls);
+}
+
 TEST(lab, a_small_veth_ring_under_deferral_drops_requests) {
   const std::vector<std::string> held = with(
       kLoad, {"lab.rate=100000", "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=200us"});
