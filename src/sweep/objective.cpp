@@ -24,6 +24,7 @@ constexpr Alias kAliases[] = {
     {"cpu", "cpu_percent", "%"},
     {"busiest-cpu", "busiest_cpu_percent", "%"},
     {"app-cpu", "app_cpu_percent", "%"},
+    {"app-process-cpu", "app_process_cpu_percent", "%"},
     {"interrupts", "interrupts_per_second", "/s"},
     {"pps", "pps", "/s"},
     {"drops", "drops", ""},

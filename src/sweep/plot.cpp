@@ -156,7 +156,8 @@ Drawn drawn_as(const std::string& column) {
   if (ends_with(base, "_ns"))
     return {"time (µs)", base.substr(0, base.size() - 3) + bound + " (µs)"};
   if (base == "cpu_percent") return {"CPU (% of all cores)", column};
-  if (base == "busiest_cpu_percent" || base == "app_cpu_percent")
+  if (base == "busiest_cpu_percent" || base == "app_cpu_percent" ||
+      base == "app_process_cpu_percent")
     return {"CPU (% of one core)", column};
   if (base == "interrupts_per_second" || base == "pps") return {"per second", column};
   if (base == "bps") return {"bits per second", column};

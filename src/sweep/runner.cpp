@@ -31,6 +31,7 @@ std::vector<std::string> metric_columns() {
   out.emplace_back("cpu_percent");
   out.emplace_back("busiest_cpu_percent");
   out.emplace_back("app_cpu_percent");
+  out.emplace_back("app_process_cpu_percent");
   return out;
 }
 
@@ -50,7 +51,10 @@ std::string percent_of(Duration busy, Duration sim_time) {
 // One run's metric cells: sim::write_csv's row, then cpu_percent (CpuTime::utilization: the mean
 // over every core, the report's "cpu"), busiest_cpu_percent (the busiest core's, of that core: a
 // saturated core the mean hides) and app_cpu_percent (the core of application thread 0,
-// cpu.app-core: the server's in a lab run).
+// cpu.app-core: the server's in a lab run) and app_process_cpu_percent (of that core, the time a
+// thread was on it: its busy time less the interrupts that ran with no thread on the core and
+// less ksoftirqd's — what /proc/PID/stat gives the server's process, as bench/sim-vs-lab.sh
+// reads it).
 std::vector<std::string> run_cells(const sim::RunReport& report, std::uint32_t app_core) {
   std::ostringstream text;
   sim::write_csv(text, report, false);
@@ -63,8 +67,11 @@ std::vector<std::string> run_cells(const sim::RunReport& report, std::uint32_t a
   for (std::size_t c = 0; c < report.cpu.cores(); ++c)
     busiest = std::max(busiest, report.cpu.busy(c));
   cells.push_back(report.cpu.cores() > 0 ? percent_of(busiest, report.sim_time) : std::string());
-  cells.push_back(app_core < report.cpu.cores()
-                      ? percent_of(report.cpu.busy(app_core), report.sim_time)
+  const bool app = app_core < report.cpu.cores();
+  cells.push_back(app ? percent_of(report.cpu.busy(app_core), report.sim_time) : std::string());
+  cells.push_back(app ? percent_of(report.cpu.busy(app_core) - report.cpu.over_idle(app_core) -
+                                       report.cpu.busy(app_core, sim::ContextKind::ksoftirqd),
+                                   report.sim_time)
                       : std::string());
   return cells;
 }

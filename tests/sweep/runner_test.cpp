@@ -55,7 +55,7 @@ TEST(Runner, EachRowIsTheSimulatorsOwnCsvRowForThatPoint) {
   ASSERT_EQ(outcome.table.rows.size(), 4u);
   const std::size_t metrics_at = 4;  // point, points, the two keys
   const std::size_t sim_columns =
-      outcome.table.columns.size() - metrics_at - 3;  // cpu_percent, busiest_, app_cpu_percent
+      outcome.table.columns.size() - metrics_at - 4;  // cpu_percent, busiest_, app_, app_process_
   for (std::size_t p = 0; p < 4; ++p) {
     const auto& row = outcome.table.rows[p];
     EXPECT_EQ(row[0], std::to_string(p));
@@ -95,6 +95,29 @@ TEST(Runner, CpuIsTheMeanOverCoresBesideTheBusiestAndTheApplicationsCore) {
   EXPECT_NEAR(std::stod(apart[*all]), (core(0) + core(1)) / 2, 0.001);
   EXPECT_NEAR(std::stod(apart[*busiest]), std::max(core(0), core(1)), 0.001);
   EXPECT_NE(core(0), core(1));  // else the mean could not tell the definitions apart
+  // app_process_cpu_percent: of the server's core, the time a thread was on it (the interrupts
+  // with no thread there and ksoftirqd's taken out), as /proc/PID/stat reads the process.
+  const auto process = t.column("app_process_cpu_percent");
+  ASSERT_TRUE(process);
+  const sim::CpuTime& cpu = report.value().cpu;
+  const double thread_time =
+      100.0 *
+      static_cast<double>(
+          (cpu.busy(1) - cpu.over_idle(1) - cpu.busy(1, sim::ContextKind::ksoftirqd)).count()) /
+      static_cast<double>(report.value().sim_time.count());
+  EXPECT_NEAR(std::stod(apart[*process]), thread_time, 0.001);
+  // In the suspend mode the NAPI watchdog's polls run over the server core's idle task: they are
+  // the core's, not the process's.
+  Spec suspend = spec;
+  suspend.sets = {"lab.rate=20000",
+                  "napi.napi_defer_hard_irqs=100",
+                  "napi.gro_flush_timeout=20us",
+                  "napi.irq_suspend_timeout=20ms",
+                  "napi.prefer_busy_poll=true",
+                  "napi.busy_poll_budget=64"};
+  const Outcome held = run_points(suspend, {0}, 1);
+  ASSERT_FALSE(held.error) << held.error->message;
+  EXPECT_LT(std::stod(held.table.rows[0][*process]), std::stod(held.table.rows[0][*app]) - 1.0);
 }
 
 TEST(Runner, OneThreadAndFourGiveTheSameTable) {

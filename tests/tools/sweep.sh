@@ -15,7 +15,7 @@ cmp "$dir/j1.csv" "$dir/j2.csv"
 [[ $(grep -c '^{"point":' "$dir/j1.json") -eq 4 ]] || { echo "expected 4 JSON rows"; cat "$dir/j1.json"; exit 1; }
 
 # Row by row against separate sim runs: drop the point, the count and the two keys in front and the
-# derived cpu_percent, busiest_cpu_percent and app_cpu_percent behind; what is left must be sim's
+# derived cpu_percent, busiest_cpu_percent, app_cpu_percent and app_process_cpu_percent behind; what is left must be sim's
 # CSV row byte for byte.
 point=0
 for usecs in 8 50; do
@@ -24,7 +24,7 @@ for usecs in 8 50; do
                  --set traffic.msg-size=$size --csv - | sed -n 2p)
     row=$(sed -n "$((point + 2))p" "$dir/j1.csv")
     [[ $row == "$point,4,$usecs,$size,"* ]] || { echo "row $point: $row"; exit 1; }
-    got=$(echo "$row" | cut -d, -f5- | sed 's/,[^,]*,[^,]*,[^,]*$//')
+    got=$(echo "$row" | cut -d, -f5- | sed 's/,[^,]*,[^,]*,[^,]*,[^,]*$//')
     [[ $got == "$expected" ]] || { echo "point $point differs:"; echo " sweep: $got"; echo " sim:   $expected"; exit 1; }
     point=$((point + 1))
   done

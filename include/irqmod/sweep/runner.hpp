@@ -48,7 +48,9 @@ inline constexpr std::string_view kPointsColumn = "points";
 
 // The table's columns: point, points, the varied keys, every column of `irqmod sim --csv`
 // (metrics.hpp write_csv), cpu_percent (cpu_busy_ns over sim_time_ns, in % of one core: every
-// core's), app_cpu_percent (the same for cpu.app-core alone: the server's core in a lab run), and
+// core's), app_cpu_percent (the same for cpu.app-core alone: the server's core in a lab run),
+// app_process_cpu_percent (of that core, the time its threads had: less the interrupts that ran
+// with no thread on it and less ksoftirqd's, what /proc/PID/stat gives a process), and
 // with seeds > 1 the spread: <metric>_min and <metric>_max for each numeric metric.
 std::vector<std::string> columns(const Spec& spec);
 

@@ -190,6 +190,14 @@ void Core::on_event(const Event& event) {
   const Level level = top.level;
   if (level == Level::thread) world_.engine.cancel(slice_);
   const ContextKind charge = top.segment.charge;
+  if (level == Level::thread && threads_[*current_].finishing) {
+    Thread& done = threads_[*current_];
+    const bool runnable = done.woken || ref.type->yields(ref.self);
+    done.finishing = done.woken = false;
+    finish_thread(runnable);
+    settle();
+    return;
+  }
   const auto segment = call_job(ref, false);
   // next() may push jobs of a lower level under the finished one, never above it.
   assert(stack_[depth_ - 1].ref == ref);
@@ -197,6 +205,17 @@ void Core::on_event(const Event& event) {
     Job& job = stack_[depth_ - 1];
     job.segment = *segment;
     job.remaining = segment->length;
+  } else if (level == Level::thread && current_ != softirq_thread_ &&
+             (softirq_pending_ || stall_ > Duration::zero())) {
+    // The thread's last system call is not over: the softirq it raised runs at that call's
+    // local_bh_enable (a veth or loopback send's NAPI, napi_resume_irqs's), and the IPIs it
+    // sent and the timers it armed are its time, before it sleeps (/proc/PID/stat counts them).
+    Thread& thread = threads_[*current_];
+    thread.finishing = true;
+    thread.woken = false;
+    Job& job = stack_[depth_ - 1];
+    job.segment = Segment{take_stall(), charge, "syscall tail"};
+    job.remaining = job.segment.length;
   } else if (level == Level::thread) {
     finish_thread(ref.type->yields(ref.self));
     push_stall(Level::softirq, charge);
@@ -308,6 +327,12 @@ void Core::finish_thread(bool yielded) {
 }
 
 void Core::wake(std::uint32_t thread, bool local_timer) {
+  if (threads_[thread].finishing) {
+    // try_to_wake_up before its schedule() (it may have been preempted in between): it does not
+    // sleep.
+    threads_[thread].woken = true;
+    return;
+  }
   if (scheduler_.runnable(thread)) return;
   // An idle core is sent an IPI by the first wake-up of its idle (the next ones find the wake
   // list queued); a timer of its own needs none.

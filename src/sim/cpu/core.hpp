@@ -199,6 +199,10 @@ class Core {
     Job job;  // its state while it is not on the stack
     bool kernel = false;
     bool from_own_idle = false;  // woken by this core's interrupt work over its idle task
+    // Its job is done and it runs only what its last system call left (a softirq it raised, a
+    // stall it caused) before it sleeps; `woken`: a wake-up came meanwhile (it stays runnable).
+    bool finishing = false;
+    bool woken = false;
   };
 
   void on_event(const Event& event);

@@ -294,6 +294,25 @@ TEST(lab, a_sleepers_hrtimer_costs_its_core_the_programming_and_the_interrupt) {
   EXPECT_LT(behind_arms, 0.6 * client_arms);
 }
 
+// veth_xmit schedules the peer's NAPI on the sender's core and __dev_queue_xmit's
+// local_bh_enable runs it there, inside the sender's sendto: on the sender's time, before it
+// sleeps, even when the send is its last call before it blocks (ping-pong's server).
+TEST(lab, a_veth_sends_napi_poll_runs_inside_the_senders_system_call) {
+  for (const char* wait : {"cpu.app-wait=recv", "cpu.app-wait=epoll"}) {
+    const RunReport r = run({wait});
+    ASSERT_GT(r.cpu.busy(1, ContextKind::softirq), microseconds(500))
+        << wait;                                        // the replies' polls
+    EXPECT_EQ(r.cpu.over_idle(1), Duration{}) << wait;  // none of it over the idle task
+  }
+}
+
+// A thread woken in its last call's tail (above), even after another thread preempted it there,
+// does not sleep: the server and its client on one core serve every request.
+TEST(lab, a_server_and_its_client_on_one_core_serve_every_request) {
+  const RunReport shared = run(with(kLoad, {"cpu.app-core=0", "lab.client-core=0"}));
+  EXPECT_GT(shared.latency.count(), 1800U);  // 20 000 requests/s for 100 ms
+}
+
 // The 6.13 suspend mode's settings (bench/lab-modes.sh): the server busy-polls from epoll_wait,
 // its NAPI's watchdog runs on the server's core.
 const std::vector<std::string> kSuspend = {
