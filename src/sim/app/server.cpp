@@ -127,8 +127,14 @@ std::optional<Segment> Application::next(Core& core) {
         phase_ = Phase::send_blocked;  // sendto sleeps in sock_alloc_send_skb
         return std::nullopt;
       }
-      return receive(core);
+      return after_drain(core);
     }
+    case Phase::recv_busy:
+      if (auto segment = recv_busy_->next(core)) return segment;
+      // The recv returns what the iteration polled in (__skb_recv_udp tries the queue again),
+      // else EAGAIN and the thread goes back to epoll_wait.
+      if (!socket_.empty()) return receive(core, false);
+      return receive(core);
     case Phase::busy_poll:
       if (auto segment = busy_.next(core)) return segment;
       return after_busy_loop(core);
@@ -148,14 +154,25 @@ std::optional<Segment> Application::next(Core& core) {
 }
 
 // recv (or epoll_wait): take what is queued, else busy-poll if asked, else block.
-std::optional<Segment> Application::receive(Core& core) {
+std::optional<Segment> Application::after_drain(Core& core) {
+  const std::uint32_t napi_id = socket_.napi_id();
+  if (recv_busy_ && !stream_ && socket_.empty() && napi_id != 0) {
+    phase_ = Phase::recv_busy;
+    const DataReady ready{
+        [](const void* self) { return !static_cast<const Socket*>(self)->empty(); }, &socket_};
+    return recv_busy_->begin(*napis_[napi_id - 1], core, ready);
+  }
+  return receive(core);
+}
+
+std::optional<Segment> Application::receive(Core& core, bool via_epoll) {
   if (!socket_.empty() && entry_) {
     poller_->exit_interrupt_mode(*entry_, world_.now());
     entry_.reset();
   }
   if (!socket_.empty()) {
     const std::uint32_t napi_id = socket_.napi_id();
-    if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
+    if (via_epoll && wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
       // epoll_wait returns events (ep_send_events > 0): ep_suspend_napi_irqs, before the
       // application works on them, so the deferral timer is pushed out to irq_suspend_timeout
       // for the whole batch (a gro_flush_timeout expiring mid-batch would poll in softirq).
@@ -175,7 +192,7 @@ std::optional<Segment> Application::receive(Core& core) {
       return thread_segment(total);
     }
     const bool drains = wait_ == Wait::epoll || wait_ == Wait::spin;
-    if (wait_ == Wait::epoll) total += core.cost(costs_.epoll_wait);
+    if (wait_ == Wait::epoll && via_epoll) total += core.cost(costs_.epoll_wait);
     for (std::uint32_t i = 0; i < consuming_; ++i) {
       total += core.cost(costs_.syscall) + core.cost(costs_.app_message);
       if (peers_[socket_.at(i).flow].answered) {
@@ -183,7 +200,8 @@ std::optional<Segment> Application::receive(Core& core) {
         total += core.cost(costs_.xmit);
       }
     }
-    if (drains) total += core.cost(costs_.recv_empty);  // the recv that returns EAGAIN
+    // The recv that returns EAGAIN; with SO_BUSY_POLL its busy-poll iteration is that call.
+    if (drains && !recv_busy_) total += core.cost(costs_.recv_empty);
     return thread_segment(total);
   }
   if (poller_) return adaptive_idle(core);

@@ -90,6 +90,12 @@ class Application {
   // epoll_wait with a timeout (irqmod serve --epoll-timeout): a wait that finds nothing returns
   // after `timeout` (an hrtimer: `timers` says how late and what it costs, also for the adaptive
   // controller's sleeps) and the thread polls again. Zero: no timeout.
+  // Wait::epoll with SO_BUSY_POLL on the socket (irqmod serve --mode kernel-busy-poll sets it to
+  // its busy_poll_usecs, as napi.busy_read): the drain's recv that finds the UDP socket empty
+  // runs one iteration of sk_busy_loop (non-blocking: no loop end test, one turn, then
+  // busy_poll_stop), and returns what it polled in. `recv`'s usecs must be 0 (one iteration).
+  void set_recv_busy_poll(const BusyPollSettings& recv) { recv_busy_.emplace(recv); }
+
   void set_epoll_timeout(Duration timeout, const HrtimerCosts& timers) {
     epoll_timeout_ = timeout;
     timers_ = timers;
@@ -117,11 +123,15 @@ class Application {
     consuming,     // taking the queued messages
     busy_poll,     // in the busy loop, final poll included
     resuming,      // in epoll_wait after napi_resume_irqs: its softirq runs, then a last look
+    recv_busy,     // the drain's recv on an empty socket, in sk_busy_loop's one iteration
     spinning,      // the adaptive controller spins on the socket in user space
     send_blocked,  // in sendto, waiting for the send buffer (Tx completions to free it)
   };
 
-  std::optional<Segment> receive(Core& core);
+  // `via_epoll`: the messages are epoll_wait's events (false: the drain's recv polled them in).
+  std::optional<Segment> receive(Core& core, bool via_epoll = true);
+  // The drain is over: its last recv busy-polls (set_recv_busy_poll), else the wait goes on.
+  std::optional<Segment> after_drain(Core& core);
   std::optional<Segment> adaptive_idle(Core& core);
   void on_event(const Event& event);
   std::optional<Segment> after_busy_loop(Core& core);
@@ -143,6 +153,7 @@ class Application {
   const Peers& peers_;
   Wait wait_;
   BusyLoop busy_;
+  std::optional<BusyLoop> recv_busy_;  // set_recv_busy_poll
   ApplicationCosts costs_;
   bool stream_ = false;  // set_stream
   Distribution copy_kb_{};

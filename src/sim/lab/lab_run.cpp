@@ -244,6 +244,12 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
       cpu.context_switch, cpu.epoll_wait, cpu.recv_empty, xmit};
   host->server.emplace(*world, cores[cpu.app_core], server_socket, napis, server_stack, host->peers,
                        wait, busy, server_costs);
+  if (wait == Application::Wait::epoll && s.napi.busy_read > Duration::zero()) {
+    BusyPollSettings recv = busy;
+    recv.usecs = 0;  // sk_busy_loop(sk, nonblock): one iteration
+    recv.prefer_starts_loop = false;
+    host->server->set_recv_busy_poll(recv);
+  }
   host->server->set_epoll_timeout(cpu.epoll_timeout, hrtimer_costs(s));
   host->server->set_adaptive(serve_adaptive_config(cpu.hrtimer_late, idle_exit(s), cpu.hypervisor,
                                                    cpu.wakeup.mean() + cpu.context_switch.mean()));

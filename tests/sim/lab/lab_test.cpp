@@ -313,6 +313,30 @@ TEST(lab, a_server_and_its_client_on_one_core_serve_every_request) {
   EXPECT_GT(shared.latency.count(), 1800U);  // 20 000 requests/s for 100 ms
 }
 
+// irqmod serve --mode kernel-busy-poll sets SO_BUSY_POLL (napi.busy_read) on its sockets: the
+// drain's recv on the empty UDP socket runs one sk_busy_loop iteration (its own poll and
+// busy_poll_stop's final one), once per drain.
+TEST(lab, the_drains_empty_recv_busy_polls_once_with_so_busy_poll) {
+  // Each poll that runs (not one the loop jumps over) costs 20 us: the drain's iteration and
+  // busy_poll_stop's final poll add two a drain (about one drain a request at 2000 req/s) when
+  // the iteration owns the context, none when busy_poll_acquire fails (the watchdog holds it).
+  const std::vector<std::string> napibusy =
+      with(kLoad, {"lab.rate=2000", "napi.busy_poll=64us", "napi.prefer_busy_poll=true",
+                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
+                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=200us",
+                   "cpu.veth-poll=20000"});
+  const RunReport epoll_only = run(napibusy);
+  const RunReport with_recv = run(with(napibusy, {"napi.busy_read=64us"}));
+  const double requests = static_cast<double>(epoll_only.latency.count());
+  ASSERT_GT(requests, 150.0);
+  const double added = static_cast<double>((with_recv.cpu.busy(1, ContextKind::busy_poll) -
+                                            epoll_only.cpu.busy(1, ContextKind::busy_poll))
+                                               .count()) /
+                       20000.0;
+  EXPECT_GT(added, 0.5 * requests);
+  EXPECT_LT(added, 2.5 * requests);
+}
+
 // The 6.13 suspend mode's settings (bench/lab-modes.sh): the server busy-polls from epoll_wait,
 // its NAPI's watchdog runs on the server's core.
 const std::vector<std::string> kSuspend = {
