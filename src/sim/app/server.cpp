@@ -172,6 +172,7 @@ std::optional<Segment> Application::receive(Core& core, bool via_epoll) {
   }
   if (!socket_.empty()) {
     const std::uint32_t napi_id = socket_.napi_id();
+    if (via_epoll && wait_ == Wait::epoll) ep_napi_dropped_ = false;  // ep_set_busy_poll_napi_id
     if (via_epoll && wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
       // epoll_wait returns events (ep_send_events > 0): ep_suspend_napi_irqs, before the
       // application works on them, so the deferral timer is pushed out to irq_suspend_timeout
@@ -212,7 +213,9 @@ std::optional<Segment> Application::receive(Core& core, bool via_epoll) {
   }
   const std::uint32_t napi_id = socket_.napi_id();
   const BusyPollSettings& busy = busy_.settings();
-  if (napi::epoll_busy_loop_on(busy.usecs, busy.prefer, busy.prefer_starts_loop) && napi_id != 0) {
+  const bool ep_napi = wait_ != Wait::epoll || !ep_napi_dropped_;
+  if (napi::epoll_busy_loop_on(busy.usecs, busy.prefer, busy.prefer_starts_loop) && napi_id != 0 &&
+      ep_napi) {
     phase_ = Phase::busy_poll;
     const DataReady ready{
         [](const void* self) { return !static_cast<const Socket*>(self)->empty(); }, &socket_};
@@ -264,6 +267,8 @@ std::optional<Segment> Application::adaptive_idle(Core& core) {
 std::optional<Segment> Application::after_busy_loop(Core& core) {
   if (!socket_.empty()) return receive(core);
   const std::uint32_t napi_id = socket_.napi_id();
+  // ep_busy_loop: the loop timed out with no event; after the resume below, ep->napi_id = 0.
+  if (wait_ == Wait::epoll) ep_napi_dropped_ = true;
   if (wait_ == Wait::epoll && busy_.settings().prefer && napi_id != 0) {
     napis_[napi_id - 1]->resume_irqs(core);
     // napi_resume_irqs (net/core/dev.c) schedules the NAPI between local_bh_disable() and

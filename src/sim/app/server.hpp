@@ -154,6 +154,9 @@ class Application {
   Wait wait_;
   BusyLoop busy_;
   std::optional<BusyLoop> recv_busy_;  // set_recv_busy_poll
+  // ep->napi_id dropped: epoll's busy loop timed out with no event (ep_busy_loop), and epoll_wait
+  // does not busy-poll again until it returns an event (ep_send_events sets it back).
+  bool ep_napi_dropped_ = false;
   ApplicationCosts costs_;
   bool stream_ = false;  // set_stream
   Distribution copy_kb_{};
