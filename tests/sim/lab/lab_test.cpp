@@ -211,15 +211,23 @@ TEST(lab, the_server_wait_decides_its_cpu) {
   EXPECT_LT(p50_us(recv), p50_us(epoll));          // no epoll_wait, no empty recv
 }
 
+// irqmod load at 2000 req/s against a server that busy-polls from epoll_wait as irqmod serve
+// --mode kernel-busy-poll does (prefer_busy_poll, budget 64, Linux 6.13's epoll rule), its
+// NAPI deferred (defer 100) with `gro_flush_timeout`.
+std::vector<std::string> busy_epoll_at_2000(const std::string& busy_poll,
+                                            const std::string& gro_flush_timeout) {
+  return with(kLoad,
+              {"lab.rate=2000", "napi.busy_poll=" + busy_poll, "napi.prefer_busy_poll=true",
+               "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
+               "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=" + gro_flush_timeout});
+}
+
 TEST(lab, an_epoll_timeout_after_a_busy_loop_that_found_nothing_does_not_poll_again) {
   // fullbusy's settings at 2000 req/s: a busy loop of 200 us, then a sleep that only the
   // timeout or a request ends. ep_busy_loop drops ep->napi_id when its loop times out with no
   // event (fs/eventpoll.c), so the timeout's epoll_wait sleeps again without busy-polling: the
   // busy loops are the same as with no timeout.
-  const std::vector<std::string> fullbusy =
-      with(kLoad, {"lab.rate=2000", "napi.busy_poll=200us", "napi.prefer_busy_poll=true",
-                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
-                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=5ms"});
+  const std::vector<std::string> fullbusy = busy_epoll_at_2000("200us", "5ms");
   const RunReport forever = run(fullbusy);
   const RunReport timeout = run(with(fullbusy, {"cpu.epoll-timeout=100us"}));
   ASSERT_GT(forever.cpu.busy(1, ContextKind::busy_poll), milliseconds(1));
@@ -234,10 +242,7 @@ TEST(lab, a_busy_polling_server_whose_loop_timed_out_waits_for_the_watchdog) {
   // until a request comes the normal way: by the NAPI watchdog, 5 ms (gro_flush_timeout) after
   // the last poll, as the lab measures fullbusy's p99 of 2.5-3 ms at 5000 req/s.
   const std::vector<std::string> fullbusy =
-      with(kLoad, {"lab.rate=2000", "napi.busy_poll=1000us", "napi.prefer_busy_poll=true",
-                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
-                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=5ms",
-                   "cpu.epoll-timeout=1ms"});
+      with(busy_epoll_at_2000("1000us", "5ms"), {"cpu.epoll-timeout=1ms"});
   const RunReport r = run(fullbusy);
   EXPECT_GT(r.cpu.busy(1, ContextKind::busy_poll), milliseconds(20));
   EXPECT_LT(r.cpu.busy(1, ContextKind::busy_poll), milliseconds(80));  // it sleeps, too
@@ -329,10 +334,7 @@ TEST(lab, the_drains_empty_recv_busy_polls_once_with_so_busy_poll) {
   // busy_poll_stop's final poll add two a drain (about one drain a request at 2000 req/s) when
   // the iteration owns the context, none when busy_poll_acquire fails (the watchdog holds it).
   const std::vector<std::string> napibusy =
-      with(kLoad, {"lab.rate=2000", "napi.busy_poll=64us", "napi.prefer_busy_poll=true",
-                   "napi.epoll-prefer-busy-loop=true", "napi.busy_poll_budget=64",
-                   "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=200us",
-                   "cpu.veth-poll=20000"});
+      with(busy_epoll_at_2000("64us", "200us"), {"cpu.veth-poll=20000"});
   const RunReport epoll_only = run(napibusy);
   const RunReport with_recv = run(with(napibusy, {"napi.busy_read=64us"}));
   const double requests = static_cast<double>(epoll_only.latency.count());
