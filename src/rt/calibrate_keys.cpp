@@ -2,6 +2,7 @@
 // The definitions follow docs/calibration.md ("Where the model charges each key"); a key
 // "beyond cpu.syscall" has getppid's median taken out.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -332,6 +333,46 @@ void kernel_paths(Planner& p) {
          "cpu.veth-poll");
 }
 
+// The host's noise (calibrate.hpp, host_noise): each source's lengths are the gaps' own
+// distribution. Its interval is exponential at the mean the counts give (the CPUs' spin over
+// the gaps counted): arrivals taken as Poisson. The intervals' own fit would run short when the
+// events are rare, since an interval is seen only inside one pass's spin (on the development VM
+// the long gaps' fit had a mean of 31 ms where the counts gave 200 ms); their spread is written
+// beside it, to show how far from Poisson they are (the short gaps' p90 is the 4 ms tick).
+void host_noise_keys(Planner& p) {
+  const auto source = [&p](const char* interval_key, const char* length_key, const char* gaps,
+                           const char* intervals, const std::string& what) {
+    if (!p.has("noise-spun") || !p.has(gaps) || !p.has(intervals)) {
+      const std::string why = !p.has("noise-spun") ? "the spin failed"
+                              : !p.has(gaps)       ? "no " + what + " in the spin"
+                                             : "too rare to measure in this run: no two " + what +
+                                                   " within one pass's spin on one CPU";
+      p.skip(interval_key, why);
+      p.skip(length_key, why);
+      return;
+    }
+    double spun = 0;
+    for (const std::int64_t ns : p.samples("noise-spun"))
+      spun += static_cast<double>(ns);
+    const std::size_t count = p.samples(gaps).size();
+    const long mean = std::lround(spun / static_cast<double>(count));
+    p.chosen(interval_key,
+             "from the start of one of the " + what +
+                 " to the next one's: " + std::to_string(count) + " in " +
+                 std::to_string(std::lround(spun / 1e6)) + " ms spun on all CPUs",
+             intervals, "exponential(" + std::to_string(mean) + "ns)",
+             "exponential at the spin's time over the count (Poisson arrivals); the spread is "
+             "the intervals seen within a pass's spin");
+    p.key(length_key, "the lengths of the " + what, gaps, {}, [] { return 0.0; });
+  };
+  const std::string floor = std::to_string(kNoiseFloor.count() / 1000);
+  const std::string split = std::to_string(kNoiseSplit.count() / 1000);
+  source("cpu.noise-interval", "cpu.noise", "noise-gap", "noise-interval",
+         "gaps of " + floor + " to " + split + " us in a spinning thread's clock reads");
+  source("cpu.noise-long-interval", "cpu.noise-long", "noise-gap-long", "noise-interval-long",
+         "gaps over " + split + " us in a spinning thread's clock reads");
+}
+
 void unmeasurable(Planner& p) {
   const std::string why =
       "calibrate times the kernel's software paths; a device interrupt, a NIC driver's handler "
@@ -346,6 +387,7 @@ void derive_keys(Planner& planner) {
   calls(planner);
   wakeups(planner);
   kernel_paths(planner);
+  host_noise_keys(planner);
   unmeasurable(planner);
 }
 

@@ -48,6 +48,11 @@ constexpr BudgetRow kLongIdleWait{{1'500, milliseconds(8000)}, {150, millisecond
 // Every kernel-path batch kind: 12 kinds of 1-40 us each.
 constexpr BudgetRow kPaths{{10'000, milliseconds(6000)}, {1'000, milliseconds(600)}};
 
+// The host's noise: a spin on every CPU at once (events, not operations: the time binds). The
+// long events come ~3 times a second on the development VM (a 10 s spin, 2026-12-03), so the
+// full run's 4 s on 2 CPUs sees ~25 of them, --quick's 0.6 s ~4.
+constexpr BudgetRow kNoise{{10'000'000, milliseconds(4000)}, {10'000'000, milliseconds(600)}};
+
 // Passes of the plan (each with its share of the budgets above).
 constexpr int kFullPasses = 4;
 constexpr int kQuickPasses = 2;
@@ -299,6 +304,32 @@ void threads(Planner& p) {
   }
 }
 
+void noise(Planner& p) {
+  p.progress("the host's noise: a spin on every CPU");
+  const std::string spin = "a thread pinned on each CPU (at most " + std::to_string(kNoiseCpus) +
+                           "), all at once, reading the clock in a loop: ";
+  auto gaps = host_noise(p.budget(kNoise));
+  const auto record = [&](const std::string& name, const std::string& method,
+                          Samples HostNoise::*kind) {
+    if (gaps) {
+      p.record(name, spin + method, std::move(gaps.value().*kind));
+    } else {
+      p.record(name, spin + method, gaps.error());
+    }
+  };
+  const std::string floor = std::to_string(kNoiseFloor.count() / 1000);
+  const std::string split = std::to_string(kNoiseSplit.count() / 1000);
+  record("noise-gap", "a gap between two reads of " + floor + " to " + split + " us",
+         &HostNoise::lengths);
+  record("noise-gap-long", "a gap between two reads over " + split + " us",
+         &HostNoise::long_lengths);
+  record("noise-interval", "from one such gap's start to the next one's on its CPU",
+         &HostNoise::intervals);
+  record("noise-interval-long", "from one such long gap's start to the next one's on its CPU",
+         &HostNoise::long_intervals);
+  record("noise-spun", "the nanoseconds each CPU spun", &HostNoise::spun);
+}
+
 void paths(Planner& p, PathLab* lab, const std::string& why_not) {
   struct Row {
     Path path;
@@ -379,6 +410,7 @@ Report run_plan(const PlanOptions& options) {
       paths(p, lab.get(), why_not);
     }
     threads(p);
+    noise(p);
   }
   lab.reset();
   detail::derive_keys(p);

@@ -115,6 +115,15 @@ class Planner {
     keys_.push_back(Entry{key, method, Summary{1, 0, 0, 0}, {}, false, value});
   }
 
+  // A key whose distribution `value` is chosen from `main`'s samples otherwise than by the fit
+  // (`why` says how); the samples' spread is written beside it.
+  void chosen(const std::string& key, const std::string& method, const std::string& main,
+              const std::string& value, const std::string& why) {
+    if (!has(main))
+      return skip(key, "needs the measurement '" + main + "', which failed: " + why_missing(main));
+    keys_.push_back(Entry{key, method, summary(main), {}, false, value, false, why});
+  }
+
   // A fact of the host, not a measurement: `literal` is written as TOML ("true").
   void fact(const std::string& key, const std::string& method, const std::string& literal) {
     keys_.push_back(Entry{key, method, Summary{1, 0, 0, 0}, {}, false, literal, true});

@@ -143,6 +143,9 @@ const char* kind_name(Kind kind) {
 // "= VALUE  # method; spread; fit: why" of a measured key.
 std::string assignment(const Entry& e) {
   if (e.literal) return " = " + e.text + "  # " + e.method;
+  if (!e.chosen.empty())
+    return " = \"" + e.text + "\"  # " + e.method + "; " + spread_text(e.summary) +
+           "; fit: " + e.chosen;
   if (!e.text.empty()) return " = \"" + e.text + "\"  # " + e.method;
   const Fit fit = fit_distribution(e.summary);
   return " = \"" + fit.text + "\"  # " + e.method + "; " + spread_text(e.summary) +
@@ -273,7 +276,9 @@ void write_json(std::ostream& out, const Report& report, const KeyKnown& known) 
     const bool measured = e.skipped.empty();
     out << (i ? ", " : "") << "{\"key\": " << json_string(e.key)
         << ", \"kind\": " << json_string(kind_name(kind)) << ", \"value\": ";
-    if (measured && !e.raw && !e.text.empty()) {
+    if (measured && !e.raw && !e.chosen.empty()) {
+      out << json_string(e.text) << ", \"fit\": " << json_string(e.chosen);
+    } else if (measured && !e.raw && !e.text.empty()) {
       out << json_string(e.text) << ", \"fit\": null";
     } else if (measured && !e.raw) {
       const Fit fit = fit_distribution(e.summary);

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "calibrate_common.hpp"
 #include "irqmod/rt/calibrate.hpp"
@@ -137,6 +139,75 @@ Expected<TimerInterruptGaps> timer_interrupt_gaps(const Budget& budget) {
   });
   if (failed) return system_error("timerfd_settime");
   if (out.with_timer.empty()) return Error{"", "no sample within the time budget"};
+  return out;
+}
+
+Expected<HostNoise> host_noise(const Budget& budget) {
+  std::vector<int> cpus;
+  for (int nth = 0; nth < kNoiseCpus; ++nth) {
+    const int cpu = allowed_cpu(nth);
+    if (cpu < 0) break;
+    cpus.push_back(cpu);
+  }
+  if (cpus.empty()) return Error{"", "no CPU to spin on (sched_getaffinity)"};
+  struct Spin {
+    Samples lengths;
+    Samples long_lengths;
+    Samples intervals;
+    Samples long_intervals;
+    std::int64_t spun = 0;
+    bool pinned = false;
+  };
+  std::vector<Spin> spins(cpus.size());
+  const std::int64_t floor = kNoiseFloor.count();
+  const std::int64_t split = kNoiseSplit.count();
+  const std::int64_t length = budget.time.count();
+  const std::size_t most = budget.samples;
+  {
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < cpus.size(); ++i) {
+      threads.emplace_back([&, i] {
+        Spin& spin = spins[i];
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[i], &one);
+        spin.pinned = ::sched_setaffinity(0, sizeof one, &one) == 0;
+        if (!spin.pinned) return;
+        const std::int64_t start = now_ns();
+        std::int64_t previous = start;
+        std::int64_t last = -1;  // the last event's start, of each kind
+        std::int64_t last_long = -1;
+        while (previous - start < length && spin.lengths.size() + spin.long_lengths.size() < most) {
+          const std::int64_t t = now_ns();
+          const std::int64_t gap = t - previous;
+          if (gap > split) {
+            spin.long_lengths.push_back(gap);
+            if (last_long >= 0) spin.long_intervals.push_back(previous - last_long);
+            last_long = previous;
+          } else if (gap > floor) {
+            spin.lengths.push_back(gap);
+            if (last >= 0) spin.intervals.push_back(previous - last);
+            last = previous;
+          }
+          previous = t;
+        }
+        spin.spun = previous - start;
+      });
+    }
+    for (std::thread& thread : threads)
+      thread.join();
+  }
+  HostNoise out;
+  for (Spin& spin : spins) {
+    if (!spin.pinned) return Error{"", "sched_setaffinity to one CPU failed"};
+    out.lengths.insert(out.lengths.end(), spin.lengths.begin(), spin.lengths.end());
+    out.long_lengths.insert(out.long_lengths.end(), spin.long_lengths.begin(),
+                            spin.long_lengths.end());
+    out.intervals.insert(out.intervals.end(), spin.intervals.begin(), spin.intervals.end());
+    out.long_intervals.insert(out.long_intervals.end(), spin.long_intervals.begin(),
+                              spin.long_intervals.end());
+    out.spun.push_back(spin.spun);
+  }
   return out;
 }
 

@@ -234,6 +234,11 @@ IdleExit idle_exit(const Scenario& s) {
   return exit;
 }
 
+std::array<NoiseSource, 2> host_noise(const Scenario& s) {
+  return {NoiseSource{s.cpu.noise_interval, s.cpu.noise},
+          NoiseSource{s.cpu.noise_long_interval, s.cpu.noise_long}};
+}
+
 QueueVectorConfig queue_vector_config(const Scenario& s, std::optional<std::uint32_t> queue) {
   const CpuSection& cpu = s.cpu;
   const NicSection& nic = s.nic;

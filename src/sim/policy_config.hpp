@@ -68,6 +68,9 @@ HrtimerCosts hrtimer_costs(const Scenario& scenario);
 // How late a thread woken on an idle core starts (cpu.wakeup-remote, cpu.wakeup-idle).
 // Precondition: validate_policies accepted the scenario.
 IdleExit idle_exit(const Scenario& scenario);
+// The host's noise sources on every core: cpu.noise-interval / cpu.noise, then
+// cpu.noise-long-interval / cpu.noise-long.
+std::array<NoiseSource, 2> host_noise(const Scenario& scenario);
 // cpu.wakeup-idle's points.
 Expected<std::vector<IdleExit::Point>> parse_idle_curve(std::string_view text);
 

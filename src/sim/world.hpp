@@ -25,6 +25,7 @@ inline constexpr std::uint64_t kJitter = 2'000'000;      // + flow entry: its ar
 inline constexpr std::uint64_t kCpuCosts = 3'000'000;    // + core: its cost draws
 inline constexpr std::uint64_t kRefill = 4'000'000;      // + queue: buffer allocation failures
 inline constexpr std::uint64_t kTurnaround = 5'000'000;  // + flow entry: the client's turnaround
+inline constexpr std::uint64_t kNoise = 6'000'000;       // + core: the host's noise on it
 }  // namespace stream
 
 class Core;

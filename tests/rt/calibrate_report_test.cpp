@@ -143,6 +143,25 @@ TEST(calibrate_report, a_known_key_is_a_value_with_its_method_and_spread_in_its_
                 fit_distribution(Summary{100, 160, 170, 180}).why);
 }
 
+TEST(calibrate_report, a_chosen_distribution_is_written_with_the_samples_spread_and_why) {
+  Report r = sample_report();
+  Entry e{"cpu.syscall", "gaps", Summary{20, 300, 1000, 4000}, "", false, "exponential(1500ns)"};
+  e.chosen = "Poisson arrivals";
+  r.entries = {e};
+  std::ostringstream out;
+  write_platform(out, r, known);
+  EXPECT_NE(out.str().find("syscall = \"exponential(1500ns)\"  # gaps; p10/p50/p90 "
+                           "300/1000/4000 ns; n 20; fit: Poisson arrivals\n"),
+            std::string::npos)
+      << out.str();
+  std::ostringstream json;
+  write_json(json, r, known);
+  EXPECT_NE(json.str().find("\"value\": \"exponential(1500ns)\", \"fit\": \"Poisson arrivals\", "
+                            "\"p10\": 300"),
+            std::string::npos)
+      << json.str();
+}
+
 TEST(calibrate_report, a_key_the_schema_lacks_is_a_comment_with_the_same_parts) {
   std::ostringstream out;
   write_platform(out, sample_report(), known);

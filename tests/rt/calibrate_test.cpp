@@ -63,6 +63,33 @@ TEST(calibrate, the_clock_event_device_measurements_sample_every_kind) {
   EXPECT_GT(median(gaps->with_timer), median(gaps->without));
 }
 
+TEST(calibrate, the_host_noise_spin_sorts_its_gaps_by_length_and_spins_each_cpu_its_time) {
+  const auto noise = host_noise(Budget{1'000'000, milliseconds(100)});
+  ASSERT_TRUE(noise) << noise.error().what();
+  // One spin per CPU the thread may run on (up to kNoiseCpus), each for the budget's time.
+  std::size_t cpus = 0;
+  while (cpus < static_cast<std::size_t>(kNoiseCpus) && allowed_cpu(static_cast<int>(cpus)) >= 0)
+    ++cpus;
+  ASSERT_EQ(noise->spun.size(), cpus);
+  for (const std::int64_t ns : noise->spun) {
+    EXPECT_GE(ns, milliseconds(100).count());
+    EXPECT_LT(ns, milliseconds(100).count() + milliseconds(50).count());
+  }
+  for (const std::int64_t gap : noise->lengths) {
+    EXPECT_GT(gap, kNoiseFloor.count());
+    EXPECT_LE(gap, kNoiseSplit.count());
+  }
+  for (const std::int64_t gap : noise->long_lengths)
+    EXPECT_GT(gap, kNoiseSplit.count());
+  // An interval is counted from an event to the next of its kind on one CPU: one fewer a CPU at
+  // most, and never shorter than the event it starts with.
+  EXPECT_LE(noise->intervals.size(), noise->lengths.size());
+  EXPECT_GE(noise->intervals.size() + cpus, noise->lengths.size());
+  EXPECT_LE(noise->long_intervals.size(), noise->long_lengths.size());
+  for (const std::int64_t interval : noise->intervals)
+    EXPECT_GT(interval, kNoiseFloor.count());
+}
+
 TEST(calibrate, the_kernels_tick_rate_is_one_linux_allows_or_says_where_it_looked) {
   const Expected<int> hz = kernel_hz();
   if (hz) {
@@ -188,20 +215,37 @@ TEST(calibrate, a_small_plan_measures_or_skips_every_key_with_a_method_or_a_reas
     }
     if (!e.raw) keys.insert(e.key);
   }
-  for (const char* key : {"cpu.syscall",         "cpu.app-message",
-                          "cpu.copy-kb",         "cpu.context-switch",
-                          "cpu.wakeup",          "cpu.wakeup-remote",
-                          "cpu.wakeup-idle",     "cpu.busy-poll-iteration",
-                          "cpu.poll-call",       "cpu.epoll-wait",
-                          "cpu.epoll-empty",     "cpu.hrtimer-late",
-                          "cpu.tx-packet",       "cpu.rx-packet",
-                          "cpu.napi-poll",       "cpu.backlog-enqueue",
-                          "cpu.backlog-poll",    "cpu.veth-packet",
-                          "cpu.veth-poll",       "cpu.veth-xmit",
-                          "cpu.softirq-entry",   "cpu.wakeup-ipi",
-                          "cpu.wakeup-run",      "cpu.hrtimer-arm",
-                          "cpu.timer-irq",       "cpu.hz",
-                          "cpu.wakeup-run-local"})
+  for (const char* key : {"cpu.syscall",
+                          "cpu.app-message",
+                          "cpu.copy-kb",
+                          "cpu.context-switch",
+                          "cpu.wakeup",
+                          "cpu.wakeup-remote",
+                          "cpu.wakeup-idle",
+                          "cpu.busy-poll-iteration",
+                          "cpu.poll-call",
+                          "cpu.epoll-wait",
+                          "cpu.epoll-empty",
+                          "cpu.hrtimer-late",
+                          "cpu.tx-packet",
+                          "cpu.rx-packet",
+                          "cpu.napi-poll",
+                          "cpu.backlog-enqueue",
+                          "cpu.backlog-poll",
+                          "cpu.veth-packet",
+                          "cpu.veth-poll",
+                          "cpu.veth-xmit",
+                          "cpu.softirq-entry",
+                          "cpu.wakeup-ipi",
+                          "cpu.wakeup-run",
+                          "cpu.hrtimer-arm",
+                          "cpu.timer-irq",
+                          "cpu.hz",
+                          "cpu.wakeup-run-local",
+                          "cpu.noise-interval",
+                          "cpu.noise",
+                          "cpu.noise-long-interval",
+                          "cpu.noise-long"})
     EXPECT_EQ(keys.count(key), 1u) << key;
   // Every key is there once.
   std::size_t listed = 0;

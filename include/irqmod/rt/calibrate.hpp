@@ -207,6 +207,27 @@ struct OwnTimerWakeups {
 };
 Expected<OwnTimerWakeups> own_timer_wakeups(const Budget& budget);
 
+// The host's noise: what takes a CPU from the thread running on it (the tick, device
+// interrupts, other tasks, a virtual machine's exits and the host's preemption of its vCPU). A
+// thread on each CPU the caller may run on (at most kNoiseCpus), pinned, all at once, spins
+// reading the clock for the budget's time; a gap between two reads longer than kNoiseFloor is
+// one event, its length the gap. Events up to kNoiseSplit long are `lengths`, longer ones
+// `long_lengths` (the simulator's cpu.noise and cpu.noise-long); `intervals` and
+// `long_intervals` the times from one event's start to the next one's of its kind on the same
+// CPU (cpu.noise-interval, cpu.noise-long-interval); `spun` has one sample per CPU, the
+// nanoseconds it spun (a check: the events' counts over it are their rates).
+inline constexpr Duration kNoiseFloor = microseconds(5);
+inline constexpr Duration kNoiseSplit = microseconds(256);
+inline constexpr int kNoiseCpus = 8;
+struct HostNoise {
+  Samples lengths;
+  Samples long_lengths;
+  Samples intervals;
+  Samples long_intervals;
+  Samples spun;
+};
+Expected<HostNoise> host_noise(const Budget& budget);
+
 // The kernel's CONFIG_HZ, from /proc/config.gz (read with zcat) or /boot/config-RELEASE; an
 // error saying where it looked when neither has it.
 Expected<int> kernel_hz();

@@ -69,6 +69,9 @@ struct Entry {
   bool raw = false;      // a measurement the keys are derived from, not itself a key
   std::string text;      // a key whose value is not a distribution (a curve): the value as written
   bool literal = false;  // text is a TOML literal (true, false: a fact of the host), unquoted
+  // A distribution chosen from the samples otherwise than by fit_distribution (text holds it,
+  // summary the samples' spread): why, written where a fit's reason is.
+  std::string chosen{};
 };
 
 struct Header {

@@ -354,14 +354,18 @@ struct CpuSection {
   Distribution hrtimer_late{};      // cpu.hrtimer-late: how late an hrtimer fires
   Distribution hrtimer_arm{};       // cpu.hrtimer-arm: reprogramming the clock-event device
   Distribution timer_irq{};         // cpu.timer-irq: a timer interrupt, of the lateness
-  Distribution veth_xmit{};         // cpu.veth-xmit: veth_xmit on the sender, per frame
-  Distribution veth_poll{};         // cpu.veth-poll: a veth_poll call's fixed part
-  Distribution veth_packet{};       // cpu.veth-packet: per frame in veth_poll (ring, GRO)
-  Distribution backlog_enqueue{};   // cpu.backlog-enqueue: netif_rx to the backlog, per frame
-  Distribution backlog_poll{};      // cpu.backlog-poll: a process_backlog call's fixed part
-  Distribution tcp_tx_packet{};     // cpu.tcp-tx-packet: cpu.tx-packet for a TCP message
-  Distribution tcp_rx_packet{};     // cpu.tcp-rx-packet: cpu.rx-packet for a TCP segment
-  Distribution tcp_app_message{};   // cpu.tcp-app-message: cpu.app-message for a TCP read
+  Distribution noise_interval{};    // cpu.noise-interval: between two of the host's noise events
+  Distribution noise{};             // cpu.noise: one noise event's length
+  Distribution noise_long_interval{};  // cpu.noise-long-interval: between two long ones
+  Distribution noise_long{};           // cpu.noise-long: one long event's length
+  Distribution veth_xmit{};            // cpu.veth-xmit: veth_xmit on the sender, per frame
+  Distribution veth_poll{};            // cpu.veth-poll: a veth_poll call's fixed part
+  Distribution veth_packet{};          // cpu.veth-packet: per frame in veth_poll (ring, GRO)
+  Distribution backlog_enqueue{};      // cpu.backlog-enqueue: netif_rx to the backlog, per frame
+  Distribution backlog_poll{};         // cpu.backlog-poll: a process_backlog call's fixed part
+  Distribution tcp_tx_packet{};        // cpu.tcp-tx-packet: cpu.tx-packet for a TCP message
+  Distribution tcp_rx_packet{};        // cpu.tcp-rx-packet: cpu.rx-packet for a TCP segment
+  Distribution tcp_app_message{};      // cpu.tcp-app-message: cpu.app-message for a TCP read
   friend bool operator==(const CpuSection&, const CpuSection&) = default;
 };
 

@@ -10,6 +10,7 @@ enum CoreEvent : std::uint16_t {
   kSegmentDone = 1,  // the running segment ends
   kSliceEnd,         // the running thread's slice is used up while another thread waits
   kIdleExit,         // the idle core is out of its idle state: the threads woken meanwhile run
+  kNoise,            // + source: the host takes the core (NoiseSource)
 };
 
 // World::acting_core for the length of a job's start() or next() (nested: a wake-up inside one
@@ -36,6 +37,36 @@ Core::Core(World& world, std::uint32_t index, Rng rng, Duration slice)
   done_ = world_.engine.make_slot();
   slice_ = world_.engine.make_slot();
   idle_exit_slot_ = world_.engine.make_slot();
+}
+
+void Core::set_noise(const std::array<NoiseSource, 2>& sources, Rng rng) {
+  noise_ = sources;
+  noise_rng_ = rng;
+  for (std::size_t i = 0; i < noise_.size(); ++i) {
+    if (!noise_[i].enabled()) continue;
+    if (noise_slots_[i] == SlotId{}) noise_slots_[i] = world_.engine.make_slot();
+    world_.engine.arm(noise_slots_[i], now() + noise_[i].interval.draw(noise_rng_), endpoint_,
+                      static_cast<std::uint16_t>(kNoise + i));
+  }
+}
+
+void Core::on_noise(std::size_t source) {
+  const NoiseSource& noise = noise_[source];
+  // The next event's time is drawn first, its length second: the events' times do not depend
+  // on whether the core was busy.
+  const Duration interval = noise.interval.draw(noise_rng_);
+  const Duration length = noise.length.draw(noise_rng_);
+  world_.engine.arm(noise_slots_[source], now() + std::max(interval, Duration{1}), endpoint_,
+                    static_cast<std::uint16_t>(kNoise + source));
+  if (depth_ == 0 || length == Duration::zero()) return;  // idle: the idle exit holds it
+  if (noise_job_.queued) {
+    noise_job_.more += length;
+    return;
+  }
+  noise_job_.queued = true;
+  noise_job_.pending = Segment{length, stack_[depth_ - 1].segment.charge, "noise"};
+  noise_job_.more = Duration::zero();
+  push(job_of(noise_job_), Level::noise);
 }
 
 Duration IdleExit::added(Duration idle) const {
@@ -164,6 +195,10 @@ void Core::settle() {
 }
 
 void Core::on_event(const Event& event) {
+  if (event.kind() >= kNoise) {
+    on_noise(event.kind() - kNoise);
+    return;
+  }
   if (event.kind() == kIdleExit) {
     std::vector<std::uint32_t> woken;
     woken.swap(exiting_);

@@ -105,8 +105,25 @@ struct IdleExit {
   Duration added(Duration idle) const;
 };
 
-// Job levels, lowest first; a job preempts every job of a lower level.
-enum class Level : std::uint8_t { thread, softirq, hardirq, kCount };
+// Time the host takes from a core while it runs something (cpu.noise, cpu.noise-long): the
+// tick, the interrupts of devices the model does not have, other tasks, and on a virtual machine
+// the exits and the host's own preemptions of the vCPU. A source is a renewal process: the next
+// event comes a draw of `interval` after the last; an event that finds the core running a job
+// stops it, and everything under it, for a draw of `length`, charged as what it interrupted (a
+// kernel without IRQ time accounting charges the tick to the running task, and a guest without
+// a steal clock sees the host's preemption as its own time). An event that finds the core idle
+// takes nothing: a halted vCPU's late return is the idle exit's (cpu.wakeup-remote,
+// cpu.wakeup-idle), measured as such. calibrate measures both sources as the gaps a spinning
+// thread sees in its clock.
+struct NoiseSource {
+  Distribution interval{};  // between two events; zero: no events
+  Distribution length{};    // of one event
+  bool enabled() const { return !(interval.is_constant() && interval.a_ns == 0); }
+};
+
+// Job levels, lowest first; a job preempts every job of a lower level. `noise`: the host's
+// (NoiseSource), above everything the kernel runs.
+enum class Level : std::uint8_t { thread, softirq, hardirq, noise, kCount };
 
 class Core {
  public:
@@ -148,6 +165,10 @@ class Core {
   // waker is the core whose job is running (World::acting_core); its next segment is that much
   // longer. 0 (the default): the send is free.
   void set_wakeup_ipi(const Distribution& cost) { wakeup_ipi_ = cost; }
+  // The host's noise on this core (NoiseSource), its events and lengths drawn from `rng` (its
+  // own stream: turning noise on shifts no other draw). The first event of each source comes a
+  // draw of its interval after now.
+  void set_noise(const std::array<NoiseSource, 2>& sources, Rng rng);
   // Time this core spends before its next segment: added to the segment its running job goes
   // on with, or a segment of its own when that job has finished.
   void stall(Duration d) { stall_ += d; }
@@ -223,6 +244,7 @@ class Core {
   void send_ipi();
   Duration take_stall();
   std::optional<Segment> call_job(const JobRef& ref, bool first);
+  void on_noise(std::size_t source);
   // A finished job's stall left to pay: a segment of its own at `level`, charged as `charge`.
   void push_stall(Level level, ContextKind charge);
   struct StallJob {
@@ -232,6 +254,24 @@ class Core {
     std::optional<Segment> next(Core&) {
       queued = false;
       return std::nullopt;
+    }
+  };
+
+  // The host's time away from the core (NoiseSource): one event's length; a second event while
+  // one is under way adds its length to it.
+  struct NoiseJob {
+    Segment pending;
+    Duration more{};
+    bool queued = false;
+    std::optional<Segment> start(Core&) { return pending; }
+    std::optional<Segment> next(Core&) {
+      if (more == Duration::zero()) {
+        queued = false;
+        return std::nullopt;
+      }
+      Segment s{more, pending.charge, pending.label};
+      more = Duration::zero();
+      return s;
     }
   };
 
@@ -246,6 +286,10 @@ class Core {
   Distribution wakeup_ipi_{};
   Duration stall_{};
   std::array<StallJob, kMaxJobs> stall_jobs_{};
+  std::array<NoiseSource, 2> noise_{};
+  std::array<SlotId, 2> noise_slots_{};
+  Rng noise_rng_{0, 0};
+  NoiseJob noise_job_{};
   std::vector<std::uint32_t> exiting_;  // threads woken on the idle core, not yet running
   std::array<Job, kMaxJobs> stack_{};
   std::size_t depth_ = 0;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -402,6 +403,72 @@ TEST(core, counts_apart_the_interrupts_that_run_with_no_thread_on_the_core) {
   c.run_to(at_us(100));
   EXPECT_EQ(c.world.report.cpu.busy(0, ContextKind::hardirq), us(7));
   EXPECT_EQ(c.world.report.cpu.over_idle(0), us(5));
+}
+
+// The host's noise (NoiseSource): every 100 us it takes the core for 7 us when something runs
+// there: the running job and everything under it wait, the time charged as what was interrupted.
+std::array<NoiseSource, 2> every_100us_for_7us() {
+  return {NoiseSource{Distribution::constant_ns(100'000), Distribution::constant_ns(7'000)},
+          NoiseSource{}};
+}
+
+TEST(core_noise, stops_a_running_thread_and_the_hardirq_over_it_and_is_charged_as_them) {
+  OneCore c;
+  c.core.set_noise(every_100us_for_7us(), Rng(1, 2));
+  Work thread({us(150)});
+  c.core.wake(c.core.add_thread(job_of(thread), false));
+  c.run_to(at_us(195));
+  Work irq({us(10)}, ContextKind::hardirq);
+  c.core.push(job_of(irq), Level::hardirq);  // at 195: the noise at 200 stops it too
+  c.run_to(at_us(1000));
+  // The thread: 150 us of work, the noise at 100 inside it: ends at 157.
+  EXPECT_EQ(thread.ends, std::vector<Instant>{at_us(157)});
+  // The hardirq from 195: 5 us, the noise 200-207, 5 us more.
+  EXPECT_EQ(irq.ends, std::vector<Instant>{at_us(212)});
+  EXPECT_EQ(c.busy(ContextKind::thread), us(157));
+  EXPECT_EQ(c.busy(ContextKind::hardirq), us(17));
+}
+
+TEST(core_noise, takes_nothing_from_an_idle_core_and_no_source_is_no_noise) {
+  OneCore idle;
+  idle.core.set_noise(every_100us_for_7us(), Rng(1, 2));
+  idle.run_to(at_us(1000));
+  EXPECT_EQ(idle.world.report.cpu.busy(0), Duration::zero());
+  OneCore quiet;
+  quiet.core.set_noise({NoiseSource{}, NoiseSource{}}, Rng(1, 2));
+  Work thread({us(150)});
+  quiet.core.wake(quiet.core.add_thread(job_of(thread), false));
+  quiet.run_to(at_us(1000));
+  EXPECT_EQ(thread.ends, std::vector<Instant>{at_us(150)});
+}
+
+TEST(core_noise, a_second_source_adds_its_events_and_overlapping_events_add_up) {
+  OneCore c;
+  // Both sources at 100 us: the two events come together and stop the thread 7 + 3 us.
+  c.core.set_noise(
+      {NoiseSource{Distribution::constant_ns(100'000), Distribution::constant_ns(7'000)},
+       NoiseSource{Distribution::constant_ns(100'000), Distribution::constant_ns(3'000)}},
+      Rng(1, 2));
+  Work thread({us(150)});
+  c.core.wake(c.core.add_thread(job_of(thread), false));
+  c.run_to(at_us(1000));
+  EXPECT_EQ(thread.ends, std::vector<Instant>{at_us(160)});
+}
+
+TEST(core_noise, random_events_come_at_the_intervals_mean_rate) {
+  OneCore c;
+  c.core.set_noise({NoiseSource{Distribution{DistributionKind::exponential, 0, 100'000, 0},
+                                Distribution::constant_ns(1'000)},
+                    NoiseSource{}},
+                   Rng(1, 2));
+  Work thread({us(1'000'000)});
+  c.core.wake(c.core.add_thread(job_of(thread), false));
+  c.run_to(at_us(2'000'000));
+  // 1 s of work with ~1% noise (1 us every 100 us): the thread ends ~10 ms late.
+  ASSERT_EQ(thread.ends.size(), 1U);
+  const double late_us = static_cast<double>((thread.ends[0] - at_us(1'000'000)).count()) / 1e3;
+  EXPECT_GT(late_us, 9'000.0);
+  EXPECT_LT(late_us, 11'200.0);
 }
 
 TEST(core, finish_charges_a_segment_still_running_up_to_the_end_of_the_run) {
