@@ -58,13 +58,16 @@ void Core::on_noise(std::size_t source) {
   const Duration length = noise.length.draw(noise_rng_);
   world_.engine.arm(noise_slots_[source], now() + std::max(interval, Duration{1}), endpoint_,
                     static_cast<std::uint16_t>(kNoise + source));
-  if (depth_ == 0 || length == Duration::zero()) return;  // idle: the idle exit holds it
+  if (length == Duration::zero()) return;
   if (noise_job_.queued) {
     noise_job_.more += length;
     return;
   }
   noise_job_.queued = true;
-  noise_job_.pending = Segment{length, stack_[depth_ - 1].segment.charge, "noise"};
+  // Over the idle task: the vCPU is away, the guest counts the time as idle.
+  noise_job_.over_idle = depth_ == 0;
+  const ContextKind charge = depth_ == 0 ? ContextKind::thread : stack_[depth_ - 1].segment.charge;
+  noise_job_.pending = Segment{length, charge, "noise"};
   noise_job_.more = Duration::zero();
   push(job_of(noise_job_), Level::noise);
 }
@@ -101,8 +104,13 @@ void Core::push(JobRef job, Level level) {
   if (pos == depth_ - 1) settle();
 }
 
+bool Core::idle_noise_on_top() const {
+  return depth_ > 0 && stack_[depth_ - 1].level == Level::noise && noise_job_.over_idle;
+}
+
 void Core::charge_top(Duration elapsed) {
   const Job& top = stack_[depth_ - 1];
+  if (top.level == Level::noise && noise_job_.over_idle) return;  // idle in the guest's count
   world_.report.cpu.charge(index_, top.segment.charge, elapsed);
   if (top.level != Level::thread && count_[static_cast<std::size_t>(Level::thread)] == 0)
     world_.report.cpu.charge_over_idle(index_, elapsed);
@@ -135,7 +143,9 @@ void Core::sync_top() {
 
 void Core::run_top() {
   const Job& top = stack_[depth_ - 1];
-  if (idle_since_) {
+  // The host's noise over the idle task leaves the core idle in the guest's count (and on its
+  // timeline): the idle goes on under it.
+  if (idle_since_ && !idle_noise_on_top()) {
     if (world_.trace && now() > *idle_since_) {
       world_.trace->slice(kTraceCpu, index_, "idle", "idle", *idle_since_, now() - *idle_since_);
     }
@@ -371,7 +381,9 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
   if (scheduler_.runnable(thread)) return;
   // An idle core is sent an IPI by the first wake-up of its idle (the next ones find the wake
   // list queued); a timer of its own needs none.
-  const bool core_idle = !current_ && depth_ == 0;
+  // (The host's noise over the idle task leaves it idle: the wake-up waits for both the exit
+  // and the noise's end.)
+  const bool core_idle = !current_ && (depth_ == 0 || (depth_ == 1 && idle_noise_on_top()));
   // The idle task is current and this core's own work woke the thread: its timer, or a softirq
   // (or hardirq) running over the idle task.
   const bool own_idle = !current_ && (local_timer || world_.acting_core == this);

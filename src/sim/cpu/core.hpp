@@ -105,16 +105,18 @@ struct IdleExit {
   Duration added(Duration idle) const;
 };
 
-// Time the host takes from a core while it runs something (cpu.noise, cpu.noise-long): the
-// tick, the interrupts of devices the model does not have, other tasks, and on a virtual machine
-// the exits and the host's own preemptions of the vCPU. A source is a renewal process: the next
-// event comes a draw of `interval` after the last; an event that finds the core running a job
-// stops it, and everything under it, for a draw of `length`, charged as what it interrupted (a
-// kernel without IRQ time accounting charges the tick to the running task, and a guest without
-// a steal clock sees the host's preemption as its own time). An event that finds the core idle
-// takes nothing: a halted vCPU's late return is the idle exit's (cpu.wakeup-remote,
-// cpu.wakeup-idle), measured as such. calibrate measures both sources as the gaps a spinning
-// thread sees in its clock.
+// Time the host takes from a core (cpu.noise, cpu.noise-long): the tick, the interrupts of
+// devices the model does not have, other tasks, and on a virtual machine the exits and the
+// host's own preemptions of the vCPU. A source is a renewal process: the next event comes a
+// draw of `interval` after the last, and stops the core, whatever runs there, for a draw of
+// `length`. Over a running job it is charged as what it interrupted (a kernel without IRQ time
+// accounting charges the tick to the running task, and a guest whose steal clock does not see
+// the host's preemption counts it as its own: a spinning thread's user time on the development
+// guest, 2026-12-03). Over the idle task it is charged to nothing (the guest counts idle) but
+// the core is away: an interrupt or a wake-up meanwhile waits for its end, as a vCPU the host
+// does not run wakes late; the idle exit (cpu.wakeup-remote, cpu.wakeup-idle) is fitted
+// through its p10-p90 and holds none of that tail. calibrate measures both sources as the gaps
+// a spinning thread sees in its clock.
 struct NoiseSource {
   Distribution interval{};  // between two events; zero: no events
   Distribution length{};    // of one event
@@ -245,6 +247,7 @@ class Core {
   Duration take_stall();
   std::optional<Segment> call_job(const JobRef& ref, bool first);
   void on_noise(std::size_t source);
+  bool idle_noise_on_top() const;
   // A finished job's stall left to pay: a segment of its own at `level`, charged as `charge`.
   void push_stall(Level level, ContextKind charge);
   struct StallJob {
@@ -263,6 +266,7 @@ class Core {
     Segment pending;
     Duration more{};
     bool queued = false;
+    bool over_idle = false;  // it came when the core ran nothing
     std::optional<Segment> start(Core&) { return pending; }
     std::optional<Segment> next(Core&) {
       if (more == Duration::zero()) {

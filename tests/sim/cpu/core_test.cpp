@@ -429,11 +429,27 @@ TEST(core_noise, stops_a_running_thread_and_the_hardirq_over_it_and_is_charged_a
   EXPECT_EQ(c.busy(ContextKind::hardirq), us(17));
 }
 
-TEST(core_noise, takes_nothing_from_an_idle_core_and_no_source_is_no_noise) {
+TEST(core_noise, charges_an_idle_core_nothing_but_holds_what_comes_meanwhile) {
   OneCore idle;
   idle.core.set_noise(every_100us_for_7us(), Rng(1, 2));
   idle.run_to(at_us(1000));
   EXPECT_EQ(idle.world.report.cpu.busy(0), Duration::zero());
+  EXPECT_EQ(idle.world.report.cpu.over_idle(0), Duration::zero());
+  // An interrupt at 1003, inside the noise of 1000-1007, runs at its end; a thread woken at
+  // 1104, inside the next one, too.
+  Work irq({us(2)}, ContextKind::hardirq);
+  idle.run_to(at_us(1003));
+  idle.core.push(job_of(irq), Level::hardirq);
+  idle.run_to(at_us(1104));
+  Work thread({us(5)});
+  idle.core.wake(idle.core.add_thread(job_of(thread), false));
+  idle.run_to(at_us(2000));
+  EXPECT_EQ(irq.starts, std::vector<Instant>{at_us(1007)});
+  EXPECT_EQ(thread.starts, std::vector<Instant>{at_us(1107)});
+  EXPECT_EQ(idle.world.report.cpu.busy(0), us(7));
+}
+
+TEST(core_noise, no_source_is_no_noise) {
   OneCore quiet;
   quiet.core.set_noise({NoiseSource{}, NoiseSource{}}, Rng(1, 2));
   Work thread({us(150)});
