@@ -567,6 +567,25 @@ TEST(simulation, seed_000_ices_unthrottled_first_fix_storms_where_the_20k_thrott
   EXPECT_GT(irq_time(storm), irq_time(fixed) * 3 / 2);
 }
 
+// The host's noise on a NIC host (cpu.noise-interval / cpu.noise, cpu.noise-long-*): each source
+// stops the cores, so the round trips' tail grows and the cores' busy time with it.
+TEST(simulation, the_hosts_noise_stops_the_cores_of_a_nic_host) {
+  const std::string nic = "rx-usecs = 0\nrx-frames = 1\n";
+  const RunReport quiet = run(load(ping_pong(nic)));
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{"cpu.noise-interval=exponential(50us)", "cpu.noise=20us"},
+        std::vector<std::string>{"cpu.noise-long-interval=exponential(50us)",
+                                 "cpu.noise-long=20us"}}) {
+    const RunReport noisy = run(load(ping_pong(nic), sets));
+    EXPECT_GT(noisy.latency.percentile(99'000), quiet.latency.percentile(99'000) + 10'000)
+        << sets[0];
+    EXPECT_GT(noisy.cpu.busy(0), quiet.cpu.busy(0)) << sets[0];
+    // Lengths without events, or events of no length, are nothing.
+    const RunReport lengths_only = run(load(ping_pong(nic), {sets[1]}));
+    EXPECT_EQ(lengths_only.latency.percentile(99'000), quiet.latency.percentile(99'000));
+  }
+}
+
 TEST(simulation, busy_polling_without_its_iteration_cost_is_refused_by_name) {
   Scenario s = load(ping_pong("rx-usecs = 0\nrx-frames = 1\n", "busy_read = 50"));
   s.cpu.busy_poll_iteration = Distribution::constant_ns(0);

@@ -397,6 +397,20 @@ TEST(lab, the_poll_napi_resume_irqs_starts_runs_inside_the_servers_epoll_wait) {
   EXPECT_NEAR(over_idle_polls, watchdog_polls, 0.03 * watchdog_polls);
 }
 
+// The host's noise in a lab run: a ping-pong's tail and its cores' time grow with each source.
+TEST(lab, the_hosts_noise_stops_the_lab_machines_cores) {
+  const RunReport quiet = run();
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{"cpu.noise-interval=exponential(50us)", "cpu.noise=20us"},
+        std::vector<std::string>{"cpu.noise-long-interval=exponential(50us)",
+                                 "cpu.noise-long=20us"}}) {
+    const RunReport noisy = run(sets);
+    EXPECT_GT(noisy.latency.percentile(99'000), quiet.latency.percentile(99'000) + 10'000)
+        << sets[0];
+    EXPECT_GT(noisy.cpu.busy(1), quiet.cpu.busy(1)) << sets[0];
+  }
+}
+
 TEST(lab, a_small_veth_ring_under_deferral_drops_requests) {
   const std::vector<std::string> held = with(
       kLoad, {"lab.rate=100000", "napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=200us"});
