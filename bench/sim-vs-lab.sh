@@ -40,7 +40,10 @@
 # scenarios/lab copied to BENCH_OUT/lab naming it): the host's costs on the day of the run, which
 # on a shared virtual machine move from day to day (2026-12-01 -> 12-02 on the development VM:
 # the other-CPU wake-up 9.7 -> 29 us, hrtimer lateness 10.5 -> 38 us). "shipped" (--short's
-# default) predicts on scenarios/lab as they are (platforms/epyc-vm.toml).
+# default) predicts on scenarios/lab as they are (platforms/epyc-vm.toml). After the measurements
+# the whole grid calibrates again (BENCH_OUT/platforms/host-after.toml, +35 s) and prints how many
+# medians moved beyond 15 % (scripts/calibrate-compare.py); "after" (--repredict only) predicts on
+# that second calibration.
 short=0
 repredict=
 if [[ ${1:-} == --short ]]; then
@@ -85,6 +88,15 @@ case $platform_mode in
     fi
     scenario_dir=$out/lab
     ;;
+  after)  # --repredict: on the calibration the run made after its measurements
+    [[ -n $repredict && -f $out/platforms/host-after.toml ]] ||
+      { echo "BENCH_PLATFORM=after: only with --repredict DIR, and DIR/platforms/host-after.toml" >&2; exit 2; }
+    mkdir -p "$out/lab-after"
+    for f in scenarios/lab/*.toml; do
+      sed 's/^platform = .*/platform = "host-after"/' "$f" >"$out/lab-after/$(basename "$f")"
+    done
+    scenario_dir=$out/lab-after
+    ;;
   calibrate)
     mkdir -p "$out/platforms" "$out/lab"
     echo "# calibrating this host (irqmod calibrate, about 25 s) ..." >&2
@@ -95,7 +107,7 @@ case $platform_mode in
     done
     scenario_dir=$out/lab
     ;;
-  *) echo "BENCH_PLATFORM: '$platform_mode': allowed calibrate, shipped (--repredict: calibrated)" >&2; exit 2 ;;
+  *) echo "BENCH_PLATFORM: '$platform_mode': allowed calibrate, shipped (--repredict: calibrated, after)" >&2; exit 2 ;;
 esac
 cells=$out/cells.tsv
 if [[ -n $repredict ]]; then
@@ -179,10 +191,25 @@ for device in $devices; do
   done
 done
 ip=$lab_ip cli=$lab_cli
+# The host after the run: calibrate again, the same way, and compare the two (a prediction is
+# only as good as the calibration it ran on; the thirteenth run's, 2026-12-03 16:48, had the
+# other-CPU wake-up 1.3-5x the runs' before and after it, and its p50 fell from 37 to 27 of 40
+# cells on it). BENCH_PLATFORM=after --repredict DIR predicts on this one instead.
+if [[ $platform_mode == calibrate ]]; then
+  echo "# calibrating this host again, after the runs ..." >&2
+  if "$irqmod" calibrate --out "$out/platforms/host-after.toml" >"$out/calibrate-after.txt" 2>&1; then
+    python3 "$(dirname "$0")/../scripts/calibrate-compare.py" "$out/platforms/host-now.toml" \
+      "$out/platforms/host-after.toml" >"$out/calibrate-drift.txt" || true
+    echo "# the host before and after the runs (scripts/calibrate-compare.py, $out/calibrate-drift.txt): $(tail -1 "$out/calibrate-drift.txt")"
+  else
+    echo "# the host after the runs: irqmod calibrate failed ($out/calibrate-after.txt)"
+  fi
+fi
 else
   echo "# sim-vs-lab --repredict $out: the measured cells of that run, predicted again${BENCH_SIM_SET:+ with --set $BENCH_SIM_SET}"
 fi
 [[ $platform_mode == calibrated ]] && echo "# predicted on that run's calibration: $out/platforms/host-now.toml"
+[[ $platform_mode == after ]] && echo "# predicted on that run's calibration after its measurements: $out/platforms/host-after.toml"
 
 # The predictions: each cell as the lab runs it, BENCH_REPEAT runs (seeds 1, 2, ...), each
 # simulating one run's measured window (BENCH_SECONDS less the 0.8 s lab-common.sh leaves out:
