@@ -154,6 +154,10 @@ else
   echo "# predicted on scenarios/lab as shipped (platforms/epyc-vm.toml)"
 fi
 
+# The CPUs' time the hypervisor gave to others (steal, /proc/stat's 8th field) over the runs: 0 on
+# the development VM until 2026-12-03 18:00; on the VM of the fourteenth run 2 % since its boot.
+steal_at_start=$(awk '$1 == "cpu" { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+
 # (a) the 6.13 modes under irqmod load.
 for protocol in $protocols; do
   flag=$([[ $protocol == tcp ]] && echo --tcp || echo --udp)
@@ -191,6 +195,9 @@ for device in $devices; do
   done
 done
 ip=$lab_ip cli=$lab_cli
+read -r steal0 total0 <<<"$steal_at_start"
+read -r steal1 total1 < <(awk '$1 == "cpu" { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+echo "# steal over the runs: $(awk -v s=$((steal1 - steal0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.1f", t ? 100 * s / t : 0 }') % of the CPUs' time (/proc/stat)"
 # The host after the run: calibrate again, the same way, and compare the two (a prediction is
 # only as good as the calibration it ran on; the thirteenth run's, 2026-12-03 16:48, had the
 # other-CPU wake-up 1.3-5x the runs' before and after it, and its p50 fell from 37 to 27 of 40
