@@ -86,7 +86,8 @@ busy_poll_total() {
 # measure OUT sockperf|load ARGS...: runs sockperf, or irqmod load, for $seconds in the client
 # namespace (pinned, bounded) and sets `measured` to "avg p50 p99 p99.9 cpu% net_rx/s
 # busy_poll/s lost" (latency in µs, half the round trip, as both report it; lost: sockperf's
-# dropped messages, or requests irqmod load got no reply to).
+# dropped messages, or requests irqmod load got no reply to), and `measured_lag` to irqmod
+# load's lag_p50_us (µs its sends left after their scheduled time; "-" for sockperf).
 measure() {
   local out=$1 tool=$2; shift 2
   local command=(sockperf "$@" -t "$seconds")
@@ -119,11 +120,13 @@ measure() {
   r1=$(net_rx_total); b1=$(busy_poll_total)
   wait "$client"
   local s avg p50 p99 p999 dropped
+  measured_lag=-  # irqmod load's lag_p50_us: how late its sends left (sockperf has none)
   s=$(awk -v ns=$((t1 - t0)) 'BEGIN { print ns / 1e9 }')
   if [[ $tool == load ]]; then
     field() { grep -o " $1=[0-9.]*" "$out" | cut -d= -f2; }
     avg=$(field avg_us); p50=$(field p50_us); p99=$(field p99_us); p999=$(field p99.9_us)
     dropped=$(field lost)
+    measured_lag=$(field lag_p50_us)
   else
     avg=$(grep -o 'avg-latency=[0-9.]*' "$out" | head -1 | cut -d= -f2)
     p50=$(awk '/percentile 50.000 =/ { print $NF }' "$out")

@@ -139,9 +139,11 @@ serve_flags() {  # mode -> irqmod serve flags
 record() {
   # shellcheck disable=SC2086
   set -- "$1" "$2" "$3" $measured
-  # measured: avg p50 p99 p99.9 cpu% net_rx/s busy_poll/s lost
-  printf '%s\t%s\t%s\tmeasured\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$5" "$6" "$4" "$8" \
-    "$measured_client_cpu" >>"$cells"
+  # measured: avg p50 p99 p99.9 cpu% net_rx/s busy_poll/s lost. The row: p50 p99 avg cpu%
+  # client-cpu% lag (irqmod load's lag_p50_us; "-" for sockperf, and absent in the rows of runs
+  # before 2026-12-04).
+  printf '%s\t%s\t%s\tmeasured\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$5" "$6" "$4" "$8" \
+    "$measured_client_cpu" "${measured_lag:--}" >>"$cells"
 }
 
 if [[ -z $repredict ]]; then
@@ -251,12 +253,13 @@ for cell in $(cut -f1,2 "$cells" | sort -u | tr '\t' '|'); do
       exit 1
     fi
     p50=$(json_field "$json" latency_ns p50) p99=$(json_field "$json" latency_ns p99)
-    avg=$(json_field "$json" latency_ns avg)
-    printf '%s\t%s\t%s\tpredicted\t%s\t%s\t%s\t%s\t%s\n' "$experiment" "$variant" "$seed" \
+    avg=$(json_field "$json" latency_ns avg) lag=$(json_field "$json" lab_client lag_p50_ns)
+    printf '%s\t%s\t%s\tpredicted\t%s\t%s\t%s\t%s\t%s\t%s\n' "$experiment" "$variant" "$seed" \
       "$(awk -v n="$p50" 'BEGIN { printf "%.3f", n / 1000 }')" \
       "$(awk -v n="$p99" 'BEGIN { printf "%.3f", n / 1000 }')" \
       "$(awk -v n="$avg" 'BEGIN { printf "%.3f", n / 1000 }')" \
-      "$(core_busy "$json" "$server_core")" "$(core_busy "$json" "$client_core")" >>"$cells"
+      "$(core_busy "$json" "$server_core")" "$(core_busy "$json" "$client_core")" \
+      "$(awk -v n="${lag:--}" 'BEGIN { if (n == "-") print "-"; else printf "%.3f", n / 1000 }')" >>"$cells"
   done
 done
 
@@ -270,9 +273,11 @@ function median(list, n,   a, i, j, t) {
 }
 $4 == "measured" { key = $1 "|" $2; if (!(key in seen)) { seen[key] = 1; order[++cells] = key }
                    m50[key] = m50[key] " " $5; m99[key] = m99[key] " " $6; mcpu[key] = mcpu[key] " " $8
-                   if ($9 != "-") mcli[key] = mcli[key] " " $9 }  # "-": the client was not read
+                   if ($9 != "-") mcli[key] = mcli[key] " " $9  # "-": the client was not read
+                   if (NF >= 10 && $10 != "-") mlag[key] = mlag[key] " " $10 }
 $4 == "predicted" { key = $1 "|" $2; pl50[key] = pl50[key] " " $5; pl99[key] = pl99[key] " " $6
-                    plcpu[key] = plcpu[key] " " $8; plcli[key] = plcli[key] " " $9; p50[key] = 1 }
+                    plcpu[key] = plcpu[key] " " $8; plcli[key] = plcli[key] " " $9; p50[key] = 1
+                    if (NF >= 10 && $10 != "-") plag[key] = plag[key] " " $10 }
 END {
   # A prediction is the median of its runs, as a measurement is.
   for (key in p50) {
@@ -338,6 +343,18 @@ END {
   }
   printf "orders: p50 %d of %d separable pairs, cpu %d of %d; rates with every such pair in order: %d of %d\n",
          same50, apart50, samecpu, apartcpu, inorder, groups
+  # The sends of irqmod load against its schedule (lag_p50_us; in the simulator lab_client
+  # lag_p50_ns): how late the epoll_pwait2 timeout of the client let it send, the lateness of
+  # an hrtimer on the CPU of the client as the runs met it. Runs kept before 2026-12-04 have none.
+  for (c = 1; c <= cells; ++c) {
+    key = order[c]
+    if (mlag[key] == "" || plag[key] == "") continue
+    if (!nlag++) printf "\n%-17s %-17s %9s %15s %9s %6s\n", "send lag", "cell", "p50_us", "[min, max]", "predicted", "ratio"
+    split(key, parts, "|"); ml = median(mlag[key]); lol = lo; hil = hi; pl = median(plag[key])
+    rl = ml > 0 ? pl / ml : 0; oklag += (rl >= 0.75 && rl <= 1.25) || (pl + 0 >= lol + 0 && pl + 0 <= hil + 0)
+    printf "%-17s %-17s %9.1f %15s %9.1f %6.2f\n", parts[1], parts[2], ml, sprintf("[%.1f, %.1f]", lol, hil), pl, rl
+  }
+  if (nlag) printf "send lag: %d cells, within 25%% or inside the measured min-max: %d\n", nlag, oklag
   exit bad
 }
 function sorted(list,   a, n, i, j, t, s, x, y) {

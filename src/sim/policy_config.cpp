@@ -274,8 +274,10 @@ NapiSettings napi_settings(const Scenario& s) {
 }
 
 HrtimerCosts hrtimer_costs(const Scenario& s) {
-  return HrtimerCosts{s.cpu.hrtimer_late, s.cpu.hrtimer_arm, s.cpu.timer_irq,
-                      nanoseconds(1'000'000'000 / std::int64_t{s.cpu.hz})};
+  return HrtimerCosts{
+      s.cpu.hrtimer_late, s.cpu.hrtimer_arm, s.cpu.timer_irq,
+      nanoseconds(1'000'000'000 / std::int64_t{s.cpu.hz}),
+      s.cpu.wakeup.mean() + s.cpu.context_switch.mean() + s.cpu.wakeup_run_local.mean()};
 }
 
 dim::ProfileTable dim_profiles(const NicSection& nic, dim::Direction direction) {

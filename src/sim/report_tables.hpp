@@ -43,6 +43,8 @@ void for_each_counter_table(Visit&& visit) {
   visit(
       kPing, [](auto& r) -> auto& { return r.ping; });
   visit(
+      kLabClient, [](auto& r) -> auto& { return r.lab_client; });
+  visit(
       kSearchResult, [](auto& r) -> auto& { return r.search; });
 }
 

@@ -121,6 +121,7 @@ void write_text(std::ostream& out, const RunReport& r) {
   write_row_text(out, kThroughput, r, t);
   if (r.tcp) write_row_text(out, kTcpCounters, *r.tcp, t);
   if (r.ping) write_row_text(out, kPing, *r.ping, t);
+  if (r.lab_client) write_row_text(out, kLabClient, *r.lab_client, t);
   drops(out, r.drops);
   conservation(out, r);
 }

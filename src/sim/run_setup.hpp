@@ -73,6 +73,7 @@ class WarmupMark {
     at_warmup_.sim_time = world.now() - at_ns(0);
     world.report.latency = LatencyHistogram{};
     if (world.report.ping) world.report.ping->rtt = LatencyHistogram{};
+    if (world.report.lab_client) world.report.lab_client->lag = LatencyHistogram{};
   }
 
   void subtract_from(RunReport& report) const {

@@ -428,6 +428,58 @@ inline constexpr CounterTable<PingReport> kPing{
     "p99 {rtt_p99_ns} max {rtt_max_ns} us]\n",
     kPingEntries};
 
+// The lab's client (lab.client): what it did, in irqmod load's words for the load client (its
+// output's sent, lag_p50_us, lag_p99_us), and how its thread slept.
+struct LabClientReport {
+  std::uint64_t sent = 0;      // requests sent
+  std::uint64_t replies = 0;   // replies read
+  std::uint64_t wakeups = 0;   // times its thread was woken from a sleep (a reply, or its timer)
+  std::uint64_t timeouts = 0;  // load: epoll_pwait2 calls that ended by their timeout
+  // load: how late each send left after its scheduled time (the epoll_pwait2 timeout's lateness,
+  // or the thread busy when it was due), ns. irqmod load counts every send; this, from the
+  // warm-up's end.
+  LatencyHistogram lag;
+};
+namespace detail {
+inline CounterValue lab_lag_count(const LabClientReport& c) {
+  return CounterValue{c.lag.count()};
+}
+template <std::uint32_t PartsPer100000>
+CounterValue lab_lag(const LabClientReport& c) {
+  return CounterValue{static_cast<std::uint64_t>(c.lag.percentile(PartsPer100000))};
+}
+inline bool lab_any_lag(const LabClientReport& c) {
+  return c.lag.count() > 0;
+}
+}  // namespace detail
+// The lags' histogram starts again at the warm-up's end (run_setup.hpp's WarmupMark).
+inline constexpr Counter<LabClientReport> kLabClientEntries[] = {
+    {"sent", at<&LabClientReport::sent>, Unit::count, Warmup::subtract},
+    {"replies", at<&LabClientReport::replies>, Unit::count, Warmup::subtract},
+    {"wakeups", at<&LabClientReport::wakeups>, Unit::count, Warmup::subtract},
+    {"timeouts", at<&LabClientReport::timeouts>, Unit::count, Warmup::subtract},
+    {.name = "lagged",
+     .at = computed(detail::lab_lag_count),
+     .unit = Unit::count,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_lag},
+    {.name = "lag_p50_ns",
+     .at = computed(detail::lab_lag<50'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_lag},
+    {.name = "lag_p99_ns",
+     .at = computed(detail::lab_lag<99'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_lag},
+};
+inline constexpr CounterTable<LabClientReport> kLabClient{
+    "lab_client",
+    "lab client: {sent} sent, {replies} replies, {wakeups} wake-ups, {timeouts} by its timeout[; "
+    "sends late by p50 {lag_p50_ns} p99 {lag_p99_ns} us ({lagged} sends)]\n",
+    kLabClientEntries};
+
 // A kernel switch in effect when the scenario names its kernel (irqmod/napi/kernel.hpp).
 struct KernelSetting {
   std::string key;           // the scenario key: "nic.busy-poll-exit-swint"
@@ -476,6 +528,7 @@ struct RunReport {
   std::optional<SearchResult> search;               // search.kind = "rfc2544" only
   std::optional<TcpCounters> tcp;                   // a "tcp-stream" flow only
   std::optional<PingReport> ping;                   // a "ping" flow only
+  std::optional<LabClientReport> lab_client;        // a lab run only (lab.device)
   OptionalSection<StorageCounters> storage;         // [storage] drives > 0 only
   OptionalSection<XdpCounters> xdp;                 // [xdp] app set only
   std::string kernel;                               // the scenario's `kernel`; empty: not set

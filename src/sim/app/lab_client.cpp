@@ -149,6 +149,8 @@ std::optional<Segment> LoadClient::loop(Core& core) {
   if (next_send_ <= core.now()) {
     phase_ = Phase::sending;
     sending_since_ = core.now();
+    if (world_.report.lab_client)
+      world_.report.lab_client->lag.record((core.now() - next_send_).count());
     return thread_segment(
         core.cost(costs_.syscall) + core.cost(costs_.send) + core.cost(costs_.xmit), "load send");
   }

@@ -101,6 +101,16 @@ struct LabHost {
     }
     return b;
   }
+
+  // The client's counters into the report (the lags it records there itself).
+  void client_report() {
+    const LabClientCounters& c = sockperf ? sockperf->counters() : load->counters();
+    LabClientReport& r = world.report.lab_client.value();
+    r.sent = c.sent;
+    r.replies = c.replies;
+    r.wakeups = c.wakeups;
+    r.timeouts = c.timeouts;
+  }
 };
 
 }  // namespace
@@ -153,6 +163,7 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   start_run(machine, s, 0);
   report.kernel = s.kernel;
   report.kernel_driver = lab.device == LabDevice::veth ? "veth" : "loopback";
+  report.lab_client.emplace();
   if (!s.kernel.empty()) {
     // The NIC driver's rows (nic.*) have no device here.
     for (KernelSetting& k : kernel_settings(s))
@@ -275,9 +286,10 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
     for (const Core& core : cores)
       world->trace->thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
   }
-  WarmupMark warmup(machine, s, [] {});
+  WarmupMark warmup(machine, s, [&host] { host->client_report(); });
   run_to_end(*world, s, options, [&](const Event& event) { world->engine.dispatch(event); });
   finish_run(machine);
+  host->client_report();
 
   const std::uint64_t sent =
       host->sockperf ? host->sockperf->counters().sent : host->load->counters().sent;

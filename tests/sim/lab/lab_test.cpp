@@ -271,6 +271,52 @@ TEST(lab, irqmod_load_sends_poisson_requests_over_its_connections) {
   EXPECT_GT(late.latency.percentile(99'000), load.latency.percentile(99'000));
 }
 
+// irqmod load's sends against its schedule, as its lag_p50_us: calibrate's cpu.hrtimer-late runs
+// to the sleeper back in user space, so the client, woken by its own timer, sends that late
+// (and the epoll_pwait2 return), whatever its own wake path (cpu.wakeup, cpu.context-switch,
+// cpu.wakeup-run-local) is: that path is inside the lateness, not after it.
+TEST(lab, a_sleepers_lateness_holds_its_own_wake_path_and_the_client_reports_its_lag) {
+  const std::vector<std::string> sparse = with(kLoad, {"lab.rate=2000", "cpu.hrtimer-late=30000"});
+  const RunReport plain = run(sparse);
+  ASSERT_TRUE(plain.lab_client.has_value());
+  const LabClientReport& c = *plain.lab_client;
+  EXPECT_EQ(c.replies, plain.latency.count());
+  EXPECT_GE(c.sent, c.replies);
+  EXPECT_LE(c.sent, c.replies + 4);   // in flight at the end
+  EXPECT_GT(c.timeouts, c.sent / 2);  // 500 us apart: most sends come after a timeout
+  EXPECT_GE(c.wakeups, c.timeouts);
+  EXPECT_EQ(c.lag.count(), c.sent);
+  // 30 us late, then epoll_pwait2's return (cpu.epoll-wait, 300 ns).
+  const auto lag = static_cast<double>(c.lag.percentile(50'000));
+  EXPECT_NEAR(lag, 30'300.0, 300.0);
+  const RunReport local = run(with(sparse, {"cpu.wakeup-run-local=8000"}));
+  EXPECT_NEAR(static_cast<double>(local.lab_client->lag.percentile(50'000)), lag, 300.0);
+  // The switch is still the client's CPU time (its last part of the lateness).
+  EXPECT_GT(local.cpu.busy(0), plain.cpu.busy(0) + c.timeouts * microseconds(6));
+  // Without a late timer a timed-out send still waits for the client's wake path and
+  // epoll_pwait2's return (0.8 + 1.0 + 0.3 us), no more.
+  EXPECT_NEAR(static_cast<double>(run(kLoad).lab_client->lag.percentile(50'000)), 2100.0, 100.0);
+  // A ping-pong client has no schedule to be late on.
+  const RunReport pp = run();
+  ASSERT_TRUE(pp.lab_client.has_value());
+  EXPECT_EQ(pp.lab_client->lag.count(), 0U);
+  EXPECT_EQ(pp.lab_client->replies, pp.latency.count());
+}
+
+// A callback that wakes nobody (the NAPI watchdog's, gro_flush_timeout) has no sleeper's switch
+// to make: it comes the mean of that path before a sleeper would run.
+TEST(lab, a_timer_callback_comes_before_a_sleeper_by_the_sleepers_wake_path) {
+  const std::vector<std::string> defer = {"napi.napi_defer_hard_irqs=100",
+                                          "napi.gro_flush_timeout=20us", "cpu.hrtimer-late=30000"};
+  const RunReport plain = run(defer);
+  const RunReport local = run(with(defer, {"cpu.wakeup-run-local=8000"}));
+  // The watchdog's poll on the client's core wakes the server on the other core (no switch from
+  // its own idle): the requests it brings arrive 8 us sooner (the median moves by less: the
+  // client's own sends poll some requests, and how many the watchdog's earlier polls find
+  // changes; with the path after the lateness, as before 2026-12-04, it did not move at all).
+  EXPECT_LT(p50_us(local), p50_us(plain) - 1.0);
+}
+
 // cpu.hrtimer-arm and cpu.timer-irq on the sleepers' timers (the NAPI watchdog's: veth_test):
 // irqmod load's epoll_pwait2 timeout on core 0, an epoll server's timeout on core 1.
 TEST(lab, a_sleepers_hrtimer_costs_its_core_the_programming_and_the_interrupt) {
