@@ -167,6 +167,14 @@ class Core {
   // waker is the core whose job is running (World::acting_core); its next segment is that much
   // longer. 0 (the default): the send is free.
   void set_wakeup_ipi(const Distribution& cost) { wakeup_ipi_ = cost; }
+  // Timer interrupts pushed on this core and not yet at their callback (sim/cpu/hrtimer.hpp's
+  // TimerInterrupt, the NAPI watchdog's): an hrtimer expiring meanwhile is run by the same
+  // hrtimer_interrupt (kernel/time/hrtimer.c: __hrtimer_run_queues runs every expired timer, and
+  // the interrupt loops again when the next expiry passed while it ran), so it takes no
+  // interrupt of its own, only its callback after the one under way.
+  void timer_irq_begin() { ++timer_irqs_; }
+  void timer_irq_end() { --timer_irqs_; }
+  bool in_timer_irq() const { return timer_irqs_ > 0; }
   // The host's noise on this core (NoiseSource), its events and lengths drawn from `rng` (its
   // own stream: turning noise on shifts no other draw). The first event of each source comes a
   // draw of its interval after now.
@@ -288,6 +296,7 @@ class Core {
   IdleExit idle_exit_{};
   Duration exit_run_{};  // cpu.wakeup-run of the exit under way
   Distribution wakeup_ipi_{};
+  std::uint32_t timer_irqs_ = 0;  // timer_irq_begin() less timer_irq_end()
   Duration stall_{};
   std::array<StallJob, kMaxJobs> stall_jobs_{};
   std::array<NoiseSource, 2> noise_{};

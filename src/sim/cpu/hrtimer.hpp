@@ -75,16 +75,20 @@ class TimerInterrupt {
   using Callback = void (*)(void* self);
   TimerInterrupt(Callback callback, void* self) : callback_(callback), self_(self) {}
 
+  // An expiry while another timer interrupt of the core is under way rides on it: no
+  // interrupt of its own, its callback right after that one's (Core::in_timer_irq).
   void fire(Core& core, Duration irq) {
     if (irq <= Duration::zero()) {
       callback_(self_);
       return;
     }
-    irq_ = irq;
+    irq_ = core.in_timer_irq() ? Duration::zero() : irq;
+    core.timer_irq_begin();
     core.push(job_of(*this), Level::hardirq);
   }
   std::optional<Segment> start(Core&) { return Segment{irq_, ContextKind::hardirq, "timer irq"}; }
-  std::optional<Segment> next(Core&) {
+  std::optional<Segment> next(Core& core) {
+    core.timer_irq_end();
     callback_(self_);
     return std::nullopt;
   }

@@ -28,19 +28,26 @@ void NapiWatchdog::on_event(const Event&) {
   if (auto s = owner_.context().on_timer(world_.now()); s && *s == napi::Schedule::raised) {
     owner_.set_poll_core(core_->index());
     owner_.scheduled_by_timer();
-    ++world_.report.cores[core_->index()].timer_irqs;
+    // An expiry inside another timer interrupt of this core is run by it (Core::in_timer_irq):
+    // no interrupt of its own, none counted.
+    job_.coalesced = core_->in_timer_irq();
+    if (!job_.coalesced) ++world_.report.cores[core_->index()].timer_irqs;
+    core_->timer_irq_begin();
     core_->push(job_of(job_), Level::hardirq);
   }
 }
 
 std::optional<Segment> NapiWatchdog::TimerIrq::start(Core& core) {
-  const Duration irq = owner->timers_.interrupts() ? owner->irq_ : core.cost(owner->irq_entry_);
+  const Duration irq = coalesced                     ? Duration::zero()
+                       : owner->timers_.interrupts() ? owner->irq_
+                                                     : core.cost(owner->irq_entry_);
   return Segment{irq, ContextKind::hardirq, "timer irq"};
 }
 
 std::optional<Segment> NapiWatchdog::TimerIrq::next(Core& core) {
   // napi_watchdog scheduled the context already; its softirq is raised on the way out (or, with
   // threaded NAPI, its thread woken).
+  core.timer_irq_end();
   owner->owner_.schedule_on(core);
   return std::nullopt;
 }

@@ -34,6 +34,7 @@ class NapiWatchdog {
   // The timer interrupt on the core that armed it.
   struct TimerIrq {
     NapiWatchdog* owner = nullptr;
+    bool coalesced = false;  // expired inside another timer interrupt of the core
     std::optional<Segment> start(Core& core);
     std::optional<Segment> next(Core& core);
   };
