@@ -379,17 +379,21 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
     return;
   }
   if (scheduler_.runnable(thread)) return;
-  // An idle core is sent an IPI by the first wake-up of its idle (the next ones find the wake
-  // list queued); a timer of its own needs none.
-  // (The host's noise over the idle task leaves it idle: the wake-up waits for both the exit
-  // and the noise's end.)
+  // A core whose idle task is current (no thread: nr_running 0) is woken through its wake list
+  // and a call-function IPI (kernel/sched/core.c ttwu_queue_cond: `!cpu_rq(cpu)->nr_running`;
+  // kernel/smp.c sends it unless the idle loop polls, which a halting one does not) whether it is
+  // halted or running interrupt work over the idle task; only the first wake-up of an idle exit
+  // sends one (the next ones find the wake list queued), and a wake-up by this core's own work
+  // (its timer, its softirq over the idle task) none. Only a halted core (`core_idle`) has an
+  // exit to wait for. (The host's noise over the idle task leaves it halted: the wake-up waits
+  // for both the exit and the noise's end.)
   const bool core_idle = !current_ && (depth_ == 0 || (depth_ == 1 && idle_noise_on_top()));
   // The idle task is current and this core's own work woke the thread: its timer, or a softirq
   // (or hardirq) running over the idle task.
   const bool own_idle = !current_ && (local_timer || world_.acting_core == this);
   for (const std::uint32_t t : exiting_)
     if (t == thread) return;  // already on its way
-  if (core_idle && !local_timer && exiting_.empty()) send_ipi();
+  if (!current_ && !local_timer && exiting_.empty()) send_ipi();
   if (idle_exit_.enabled() && !local_timer && core_idle) {
     if (exiting_.empty()) {
       const Duration idle = idle_since_ ? now() - *idle_since_ : Duration::zero();

@@ -529,22 +529,43 @@ struct TwoCores {
   Core b;
 };
 
+// A softirq on core a, 2 us then 3 us, whose first segment's end wakes a 5 us thread of core b
+// (it delivers to b's socket); pushed when made.
+struct SoftirqWakesB {
+  explicit SoftirqWakesB(TwoCores& c) {
+    const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
+    softirq.on_end = [this, &c, t](Core&) {
+      if (softirq.done == 1) c.b.wake(t);
+    };
+    c.a.push(job_of(softirq), Level::softirq);
+  }
+  Work sleeper{{us(5)}};
+  Work softirq{{us(2), us(3)}, ContextKind::softirq};
+};
+
 TEST(core_ipi, a_softirq_waking_a_thread_on_an_idle_core_pays_the_ipi_before_it_goes_on) {
   TwoCores c;
-  Work sleeper({us(5)});
-  const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
-  Work softirq({us(2), us(3)}, ContextKind::softirq);
-  softirq.on_end = [&](Core&) {
-    if (softirq.done == 1) c.b.wake(t);  // the first segment's end delivers to b's socket
-  };
-  c.a.push(job_of(softirq), Level::softirq);
+  SoftirqWakesB w(c);
   c.run_to(at_us(100));
   // a: 2 us, the wake-up and its 8 us IPI, then the second 3 us segment.
-  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(2), at_us(13)}));
+  EXPECT_EQ(w.softirq.ends, (std::vector<Instant>{at_us(2), at_us(13)}));
   EXPECT_EQ(c.world.report.cpu.busy(0, ContextKind::softirq), us(13));
   // b's thread runs at once (no idle exit set), and b pays nothing.
-  EXPECT_EQ(sleeper.starts, std::vector<Instant>{at_us(2)});
+  EXPECT_EQ(w.sleeper.starts, std::vector<Instant>{at_us(2)});
   EXPECT_EQ(c.busy(1), us(5));
+}
+
+TEST(core_ipi, a_core_running_interrupt_work_over_its_idle_task_is_sent_the_ipi_too) {
+  TwoCores c;
+  // b runs a softirq with no thread on it (a NAPI timer's poll over its idle task): nr_running 0.
+  Work b_softirq({us(20)}, ContextKind::softirq);
+  c.b.push(job_of(b_softirq), Level::softirq);
+  SoftirqWakesB w(c);
+  c.run_to(at_us(100));
+  // a pays the 8 us IPI as for a halted b; b's thread runs when its softirq is done.
+  EXPECT_EQ(w.softirq.ends, (std::vector<Instant>{at_us(2), at_us(13)}));
+  EXPECT_EQ(w.sleeper.starts, std::vector<Instant>{at_us(20)});
+  EXPECT_EQ(c.busy(1), us(25));
 }
 
 TEST(core_ipi, a_job_that_ends_with_the_wake_up_still_pays_the_ipi_as_its_own_segment) {
@@ -568,15 +589,9 @@ TEST(core_ipi, waking_a_busy_core_without_preempting_it_sends_no_ipi) {
   Work running({us(50)});
   c.b.wake(c.b.add_thread(job_of(running), false));
   c.run_to(at_us(1));
-  Work sleeper({us(5)});
-  const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
-  Work softirq({us(2), us(3)}, ContextKind::softirq);
-  softirq.on_end = [&](Core&) {
-    if (softirq.done == 1) c.b.wake(t);
-  };
-  c.a.push(job_of(softirq), Level::softirq);
+  SoftirqWakesB w(c);
   c.run_to(at_us(40));
-  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(3), at_us(6)}));
+  EXPECT_EQ(w.softirq.ends, (std::vector<Instant>{at_us(3), at_us(6)}));
 }
 
 TEST(core_ipi, a_wake_up_from_no_core_and_a_cores_own_wake_up_send_none) {
