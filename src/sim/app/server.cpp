@@ -122,6 +122,11 @@ std::optional<Segment> Application::next(Core& core) {
       }
       return receive(core);
     case Phase::consuming: {
+      if (!stream_) {
+        for (std::uint32_t i = segment_messages_; i > 0; --i)
+          take_message();
+        if (consumed_ < consuming_) return thread_segment(message_cost(core));
+      }
       finish_consuming();
       if (!unsent_.empty()) {
         phase_ = Phase::send_blocked;  // sendto sleeps in sock_alloc_send_skb
@@ -192,18 +197,15 @@ std::optional<Segment> Application::receive(Core& core, bool via_epoll) {
               core.cost(copy_kb_, static_cast<std::int64_t>((bytes + 1023) / 1024));
       return thread_segment(total);
     }
-    const bool drains = wait_ == Wait::epoll || wait_ == Wait::spin;
+    // One segment a message: its recv, and its reply's sendto, at whose end the reply goes out
+    // (the device's xmit, and on veth or loopback the NAPI softirq it raises, runs inside that
+    // sendto, before the next recv), as irqmod serve and memcached answer each request.
+    // The recv that returns EAGAIN ends the last one; with SO_BUSY_POLL its busy-poll iteration
+    // is that call.
+    drain_ends_ = (wait_ == Wait::epoll || wait_ == Wait::spin) && !recv_busy_;
+    consumed_ = 0;
     if (wait_ == Wait::epoll && via_epoll) total += core.cost(costs_.epoll_wait);
-    for (std::uint32_t i = 0; i < consuming_; ++i) {
-      total += core.cost(costs_.syscall) + core.cost(costs_.app_message);
-      if (peers_[socket_.at(i).flow].answered) {
-        total += core.cost(costs_.syscall) + core.cost(costs_.tx_packet);
-        total += core.cost(costs_.xmit);
-      }
-    }
-    // The recv that returns EAGAIN; with SO_BUSY_POLL its busy-poll iteration is that call.
-    if (drains && !recv_busy_) total += core.cost(costs_.recv_empty);
-    return thread_segment(total);
+    return thread_segment(total + message_cost(core));
   }
   if (poller_) return adaptive_idle(core);
   if (wait_ == Wait::spin) {
@@ -290,24 +292,52 @@ bool Application::flush_replies() {
   return true;
 }
 
-void Application::finish_consuming() {
-  std::int64_t last_arrival_ns = 0;
-  for (std::uint32_t i = 0; i < consuming_; ++i) {
-    const Packet p = socket_.front();
-    socket_.pop();
-    last_arrival_ns = p.arrival_ns;
-    ++world_.report.delivered_packets;
-    world_.report.delivered_bytes += p.frame_bytes;
+// The batch's next messages up to the first one answered (its reply's sendto included), or to
+// the batch's end when none is: the recvs of one-way messages need no segment each (nothing
+// leaves at their end). The drain's last recv (EAGAIN) follows the batch's last message.
+Duration Application::message_cost(Core& core) {
+  Duration total{};
+  segment_messages_ = 0;
+  while (consumed_ + segment_messages_ < consuming_) {
+    const Packet& p = socket_.at(segment_messages_++);
+    total += core.cost(costs_.syscall) + core.cost(costs_.app_message);
     if (peers_[p.flow].answered) {
-      // A full send buffer stops this reply and the ones after it (their CPU was counted with
-      // the batch; they go out when Tx completions free the buffer).
-      if (!unsent_.empty() || !stack_.send_reply(p, core_.index(), &socket_)) unsent_.push(p);
-    } else {
-      world_.report.latency.record(ns_since_epoch(world_.now()) - p.arrival_ns);
+      total += core.cost(costs_.syscall) + core.cost(costs_.tx_packet);
+      total += core.cost(costs_.xmit);
+      break;
     }
   }
+  if (drain_ends_ && consumed_ + segment_messages_ == consuming_)
+    total += core.cost(costs_.recv_empty);
+  return total;
+}
+
+// The message at the socket's head is taken: its reply goes out, or its latency is recorded.
+void Application::take_message() {
+  const Packet p = socket_.front();
+  socket_.pop();
+  ++consumed_;
+  last_arrival_ns_ = p.arrival_ns;
+  ++world_.report.delivered_packets;
+  world_.report.delivered_bytes += p.frame_bytes;
+  if (peers_[p.flow].answered) {
+    // A full send buffer stops this reply and the ones after it (their CPU was counted with
+    // their segments; they go out when Tx completions free the buffer).
+    if (!unsent_.empty() || !stack_.send_reply(p, core_.index(), &socket_)) unsent_.push(p);
+  } else {
+    world_.report.latency.record(ns_since_epoch(world_.now()) - p.arrival_ns);
+  }
+}
+
+void Application::finish_consuming() {
+  if (stream_) {
+    consumed_ = 0;
+    while (consumed_ < consuming_)
+      take_message();
+  }
   // The controller learns the gaps from the frames' arrival (kernel receive timestamps).
-  if (poller_ && consuming_ > 0) poller_->on_work(world_.now(), consuming_, at_ns(last_arrival_ns));
+  if (poller_ && consuming_ > 0)
+    poller_->on_work(world_.now(), consuming_, at_ns(last_arrival_ns_));
   consuming_ = 0;
 }
 

@@ -138,6 +138,10 @@ class Application {
   // The thread goes to sleep in recv / epoll_wait (with epoll's timeout when it has one).
   std::optional<Segment> block();
   void bind_timer();
+  // The cost of the batch's next segment (from the socket's head: message_cost's comment) and
+  // the taking of one message at its end.
+  Duration message_cost(Core& core);
+  void take_message();
   void finish_consuming();
   // Sends the replies waiting for the send buffer; false when it is full again.
   bool flush_replies();
@@ -174,9 +178,13 @@ class Application {
   Duration sleep_irq_{};              // its timer interrupt, drawn when armed
   TimerInterrupt sleep_irq_job_{
       [](void* self) { static_cast<Application*>(self)->wake_on_timer(); }, this};
-  std::uint32_t thread_ = 0;     // this thread among its core's
-  std::uint32_t consuming_ = 0;  // messages the thread is taking now
-  Ring<Packet> unsent_;          // replies whose sendto waits for the send buffer
+  std::uint32_t thread_ = 0;            // this thread among its core's
+  std::uint32_t consuming_ = 0;         // messages the thread is taking now (the batch)
+  std::uint32_t consumed_ = 0;          // of them, taken
+  std::uint32_t segment_messages_ = 0;  // of them, taken at the end of the running segment
+  bool drain_ends_ = false;             // the batch's last recv is followed by one that finds none
+  std::int64_t last_arrival_ns_ = 0;    // the last taken message's arrival
+  Ring<Packet> unsent_;                 // replies whose sendto waits for the send buffer
 };
 
 }  // namespace irqmod::sim

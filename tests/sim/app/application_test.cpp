@@ -125,6 +125,24 @@ TEST(application, an_answered_message_costs_a_second_syscall_and_tx_packet) {
   EXPECT_EQ(f.world.report.latency.count(), 0U);  // the peer measures answered messages
 }
 
+TEST(application, each_reply_leaves_at_the_end_of_its_own_sendto_before_the_next_recv) {
+  // Two requests in one batch: awake at 3500, the first request's recv and reply end at 4800,
+  // the second's at 6100. The first reply is on the wire before the second recv is done, as
+  // irqmod serve and memcached answer (one sendto per request), not at the batch's end.
+  Fixture f;
+  f.host.peers[0].answered = true;
+  f.deliver(2);
+  f.run_to(kWakeup + kMessage + kReply - 1);
+  EXPECT_EQ(f.host.tx_queues[0].sent(), 0U);
+  f.run_to(kWakeup + kMessage + kReply + 1);
+  EXPECT_EQ(f.host.tx_queues[0].sent(), 1U);
+  f.run_to(kWakeup + 2 * (kMessage + kReply) - 1);
+  EXPECT_EQ(f.host.tx_queues[0].sent(), 1U);
+  f.run_to(kWakeup + 2 * (kMessage + kReply) + 1);
+  EXPECT_EQ(f.host.tx_queues[0].sent(), 2U);
+  EXPECT_EQ(f.thread_ns(), kWakeup + 2 * (kMessage + kReply));
+}
+
 TEST(application, epoll_with_prefer_busy_poll_suspends_and_resumes_the_contexts_interrupts) {
   // Without seed 000's software interrupt, so that every schedule is accounted for here.
   Fixture f({"cpu.app-wait=epoll", "napi.busy_poll=50", "napi.prefer_busy_poll=true",
