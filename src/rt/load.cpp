@@ -229,7 +229,10 @@ Expected<Result> run(const Config& c) {
     r.avg_us = sum / static_cast<double>(latencies_us.size());
     r.max_us = latencies_us.back();
   }
+  r.p25_us = percentile(latencies_us, 0.25);
   r.p50_us = percentile(latencies_us, 0.5);
+  r.p75_us = percentile(latencies_us, 0.75);
+  r.p90_us = percentile(latencies_us, 0.9);
   r.p99_us = percentile(latencies_us, 0.99);
   r.p999_us = percentile(latencies_us, 0.999);
   r.lag_p50_us = percentile(lags_us, 0.5);
@@ -254,7 +257,10 @@ std::vector<std::pair<std::string, std::string>> fields(const Result& r) {
           {"unexpected", count(r.unexpected)},
           {"seconds", real(r.seconds)},
           {"avg_us", real(r.avg_us)},
+          {"p25_us", real(r.p25_us)},
           {"p50_us", real(r.p50_us)},
+          {"p75_us", real(r.p75_us)},
+          {"p90_us", real(r.p90_us)},
           {"p99_us", real(r.p99_us)},
           {"p99.9_us", real(r.p999_us)},
           {"max_us", real(r.max_us)},

@@ -148,15 +148,22 @@ TEST(load, a_result_prints_as_text_and_json_with_lost_as_sent_minus_received) {
   r.measured = 5;
   r.seconds = 1.25;
   r.p999_us = 12.3456;
+  r.p25_us = 1.5;
+  r.p75_us = 2.5;
+  r.p90_us = 3.5;
   const std::string text = load::format_text(r);
   EXPECT_EQ(text.rfind("load sent=10 received=7 lost=3 measured=5 unexpected=0 seconds=1.250 ", 0),
             0U)
       << text;
   EXPECT_NE(text.find(" p99.9_us=12.346 "), std::string::npos) << text;
+  EXPECT_NE(text.find(" p25_us=1.500 p50_us=0.000 p75_us=2.500 p90_us=3.500 p99_us="),
+            std::string::npos)
+      << text;
   const auto j = nlohmann::json::parse(load::format_json(r));
   EXPECT_EQ(j.at("lost"), 3);
   EXPECT_DOUBLE_EQ(j.at("p99.9_us").get<double>(), 12.346);
-  EXPECT_EQ(j.size(), 13U);
+  EXPECT_DOUBLE_EQ(j.at("p90_us").get<double>(), 3.5);
+  EXPECT_EQ(j.size(), 16U);
 }
 
 }  // namespace
