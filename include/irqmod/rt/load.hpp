@@ -56,9 +56,8 @@ struct Result {
   std::uint64_t unexpected = 0;  // replies that matched no outstanding request
   double seconds = 0;            // from the first send to the end of the grace period
   double avg_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, max_us = 0;  // half round trip
-  double p25_us = 0, p75_us = 0,
-         p90_us = 0;                      // the body's shape (a bimodal cell's p50 is on a slope)
-  double lag_p50_us = 0, lag_p99_us = 0;  // how late sends left against their schedule
+  double p25_us = 0, p75_us = 0, p90_us = 0;  // where a two-humped p50 sits
+  double lag_p50_us = 0, lag_p99_us = 0;      // how late sends left against their schedule
 };
 
 // Connects, runs the schedule, waits up to grace_s for the last replies. Errors name
