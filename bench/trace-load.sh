@@ -18,7 +18,6 @@ proto=${3:-udp}
 mode=${4:-base}
 source bench/lab-mode-settings.sh
 [[ -n $(napi_settings "$mode") ]] || { echo "trace-load: MODE '$mode': allowed base, defer, napibusy, suspend, fullbusy" >&2; exit 2; }
-T=/sys/kernel/tracing
 [[ $(id -u) == 0 ]] || { echo "trace-load: needs root (tracefs, namespaces)" >&2; exit 2; }
 [[ -x $irqmod ]] || { echo "no $irqmod: build first" >&2; exit 2; }
 case $proto in
@@ -28,15 +27,8 @@ case $proto in
 esac
 [[ $rate =~ ^[0-9]+$ ]] && ((rate > 0 && rate <= 100000)) ||
   { echo "trace-load: RATE '$rate': allowed 1 to 100000 requests/s" >&2; exit 2; }
-[[ -d $T/events ]] || mount -t tracefs nodev "$T" || exit 2
-lab=irqmod-lab-tl$$ ip=198.18.0.1 port=11111
-"$irqmod" lab up --name "$lab" >/dev/null || exit 1
-cleanup() {
-  echo 0 >"$T/tracing_on"; echo 0 >"$T/events/enable"
-  [[ -n ${server:-} ]] && kill "$server" 2>/dev/null
-  "$irqmod" lab down --name "$lab" >/dev/null 2>&1
-}
-trap cleanup EXIT
+source bench/lab-trace.sh
+trace_lab_up
 # shellcheck disable=SC2046
 "$irqmod" napi set --netns "$lab-srv" --dev veth-srv $(napi_settings "$mode") >/dev/null || exit 1
 log=$(mktemp -d)
@@ -47,16 +39,9 @@ sleep 1
 ip netns exec "$lab-cli" chrt -f 10 taskset -c 0 timeout 20 "$irqmod" load -i $ip -p $port \
   $load_proto --connections 4 --rate "$rate" --duration 3 --warmup 0.6 >"$log/load.txt" 2>&1 &
 client=$!
-echo 0 >"$T/tracing_on"; echo >"$T/trace"; echo 20000 >"$T/buffer_size_kb"; echo nop >"$T/current_tracer"
-for e in sched/sched_switch sched/sched_wakeup sched/sched_waking raw_syscalls/sys_enter \
-  raw_syscalls/sys_exit irq_vectors/call_function_single_entry irq_vectors/call_function_single_exit \
-  irq_vectors/reschedule_entry irq_vectors/reschedule_exit irq_vectors/local_timer_entry \
-  irq_vectors/local_timer_exit irq/softirq_entry irq/softirq_exit ipi/ipi_send_cpu; do
-  echo 1 >"$T/events/$e/enable"
-done
+trace_events_on
 sleep 1.5  # inside load's measured part (after its 0.6 s warm-up)
-echo 1 >"$T/tracing_on"; sleep 0.3; echo 0 >"$T/tracing_on"
-cat "$T/trace" >"$out"
+trace_capture "$out"
 wait "$client"
 echo "# irqmod load: $(grep -m1 -E 'p50' "$log/load.txt" | tr -s ' ')"
 echo "# trace: $out"

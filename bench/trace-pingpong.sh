@@ -12,19 +12,11 @@ cd "$(dirname "$0")/.." || exit 2
 irqmod=${IRQMOD:-build/bin/irqmod}
 out=${1:-/tmp/trace-pingpong.txt}
 mode=${2:-blocking}
-T=/sys/kernel/tracing
 [[ $(id -u) == 0 ]] || { echo "trace-pingpong: needs root (tracefs, namespaces)" >&2; exit 2; }
 [[ -x $irqmod ]] || { echo "no $irqmod: build first" >&2; exit 2; }
 command -v sockperf >/dev/null || { echo "sockperf is not installed" >&2; exit 2; }
-[[ -d $T/events ]] || mount -t tracefs nodev "$T" || exit 2
-lab=irqmod-lab-trace$$ ip=198.18.0.1 port=11111
-"$irqmod" lab up --name "$lab" >/dev/null || exit 1
-cleanup() {
-  echo 0 >"$T/tracing_on"; echo 0 >"$T/events/enable"
-  [[ -n ${server:-} ]] && kill "$server" 2>/dev/null
-  "$irqmod" lab down --name "$lab" >/dev/null 2>&1
-}
-trap cleanup EXIT
+source bench/lab-trace.sh
+trace_lab_up
 log=$(mktemp -d)
 ip netns exec "$lab-srv" chrt -f 10 taskset -c 1 "$irqmod" serve --ip $ip --port $port --udp \
   --mode "$mode" >"$log/serve.txt" 2>&1 &
@@ -33,16 +25,9 @@ sleep 1
 ip netns exec "$lab-cli" chrt -f 10 taskset -c 0 timeout 20 sockperf pp -i $ip -p $port -m 64 \
   --mps 10000 -t 4 >"$log/sockperf.txt" 2>&1 &
 client=$!
-echo 0 >"$T/tracing_on"; echo >"$T/trace"; echo 20000 >"$T/buffer_size_kb"; echo nop >"$T/current_tracer"
-for e in sched/sched_switch sched/sched_wakeup sched/sched_waking raw_syscalls/sys_enter \
-  raw_syscalls/sys_exit irq_vectors/call_function_single_entry irq_vectors/call_function_single_exit \
-  irq_vectors/reschedule_entry irq_vectors/reschedule_exit irq_vectors/local_timer_entry \
-  irq_vectors/local_timer_exit irq/softirq_entry irq/softirq_exit ipi/ipi_send_cpu; do
-  echo 1 >"$T/events/$e/enable"
-done
+trace_events_on
 sleep 3  # sockperf's warm-up (~2 s) and the start of its measured part
-echo 1 >"$T/tracing_on"; sleep 0.3; echo 0 >"$T/tracing_on"
-cat "$T/trace" >"$out"
+trace_capture "$out"
 wait "$client"
 echo "# $(grep -m1 'percentile 50.000' "$log/sockperf.txt" | sed 's/.*percentile/sockperf p50/'); trace: $out"
 python3 bench/trace-pingpong-analyse.py "$out" 1 irqmod
