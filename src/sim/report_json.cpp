@@ -185,6 +185,7 @@ void write_json(std::ostream& out, const RunReport& r) {
   if (r.tcp) object(json, kTcpCounters, *r.tcp, t);
   if (r.ping) object(json, kPing, *r.ping, t);
   if (r.lab_client) object(json, kLabClient, *r.lab_client, t);
+  if (r.lab_server) object(json, kLabServer, *r.lab_server, t);
   if (r.storage) object(json, kStorageCounters, *r.storage, t);
   if (r.xdp) object(json, kXdpCounters, *r.xdp, t);
   if (r.mclgeti) object(json, kMclgetiCounters, *r.mclgeti, t);

@@ -45,6 +45,8 @@ void for_each_counter_table(Visit&& visit) {
   visit(
       kLabClient, [](auto& r) -> auto& { return r.lab_client; });
   visit(
+      kLabServer, [](auto& r) -> auto& { return r.lab_server; });
+  visit(
       kSearchResult, [](auto& r) -> auto& { return r.search; });
 }
 

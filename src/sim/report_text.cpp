@@ -122,6 +122,7 @@ void write_text(std::ostream& out, const RunReport& r) {
   if (r.tcp) write_row_text(out, kTcpCounters, *r.tcp, t);
   if (r.ping) write_row_text(out, kPing, *r.ping, t);
   if (r.lab_client) write_row_text(out, kLabClient, *r.lab_client, t);
+  if (r.lab_server) write_row_text(out, kLabServer, *r.lab_server, t);
   drops(out, r.drops);
   conservation(out, r);
 }

@@ -480,6 +480,17 @@ inline constexpr CounterTable<LabClientReport> kLabClient{
     "sends late by p50 {lag_p50_ns} p99 {lag_p99_ns} us ({lagged} sends)]\n",
     kLabClientEntries};
 
+// The lab's server thread (a lab run only): how often it slept, which the bench sets beside the
+// kernel's voluntary context switches of irqmod serve (bench/server-sleeps.sh).
+struct LabServerReport {
+  std::uint64_t wakeups = 0;  // times its thread was woken from a sleep
+};
+inline constexpr Counter<LabServerReport> kLabServerEntries[] = {
+    {"wakeups", at<&LabServerReport::wakeups>, Unit::count, Warmup::subtract},
+};
+inline constexpr CounterTable<LabServerReport> kLabServer{
+    "lab_server", "lab server: {wakeups} wake-ups\n", kLabServerEntries};
+
 // A kernel switch in effect when the scenario names its kernel (irqmod/napi/kernel.hpp).
 struct KernelSetting {
   std::string key;           // the scenario key: "nic.busy-poll-exit-swint"
@@ -529,6 +540,7 @@ struct RunReport {
   std::optional<TcpCounters> tcp;                   // a "tcp-stream" flow only
   std::optional<PingReport> ping;                   // a "ping" flow only
   std::optional<LabClientReport> lab_client;        // a lab run only (lab.device)
+  std::optional<LabServerReport> lab_server;        // a lab run only (lab.device)
   OptionalSection<StorageCounters> storage;         // [storage] drives > 0 only
   OptionalSection<XdpCounters> xdp;                 // [xdp] app set only
   std::string kernel;                               // the scenario's `kernel`; empty: not set

@@ -60,12 +60,14 @@ void Application::on_data() {
   }
   if (phase_ != Phase::blocked && phase_ != Phase::sleeping) return;
   phase_ = Phase::waking;
+  ++wakeups_;
   core_.wake(thread_);
 }
 
 void Application::on_writable() {
   if (phase_ != Phase::send_blocked) return;
   phase_ = Phase::waking;
+  ++wakeups_;
   core_.wake(thread_);
 }
 
@@ -85,6 +87,7 @@ void Application::on_event(const Event&) {
 void Application::wake_on_timer() {
   if (phase_ != Phase::sleeping) return;  // data woke it during the interrupt
   phase_ = Phase::waking;
+  ++wakeups_;
   core_.wake(thread_, true);
 }
 

@@ -95,6 +95,10 @@ class Application {
   // runs one iteration of sk_busy_loop (non-blocking: no loop end test, one turn, then
   // busy_poll_stop), and returns what it polled in. `recv`'s usecs must be 0 (one iteration).
   void set_recv_busy_poll(const BusyPollSettings& recv) { recv_busy_.emplace(recv); }
+  // Times the thread was woken from a sleep (blocked in recv or epoll_wait, in a timed sleep, or
+  // in a sendto waiting for buffer space): each ends one voluntary context switch, what
+  // /proc/PID/status counts as voluntary_ctxt_switches.
+  std::uint64_t wakeups() const { return wakeups_; }
 
   void set_epoll_timeout(Duration timeout, const HrtimerCosts& timers) {
     epoll_timeout_ = timeout;
@@ -158,6 +162,7 @@ class Application {
   Wait wait_;
   BusyLoop busy_;
   std::optional<BusyLoop> recv_busy_;  // set_recv_busy_poll
+  std::uint64_t wakeups_ = 0;
   // ep->napi_id dropped: epoll's busy loop timed out with no event (ep_busy_loop), and epoll_wait
   // does not busy-poll again until it returns an event (ep_send_events sets it back).
   bool ep_napi_dropped_ = false;

@@ -102,14 +102,16 @@ struct LabHost {
     return b;
   }
 
-  // The client's counters into the report (the lags it records there itself).
-  void client_report() {
+  // The client's and the server's counters into the report (the lags the client records there
+  // itself).
+  void lab_report() {
     const LabClientCounters& c = sockperf ? sockperf->counters() : load->counters();
     LabClientReport& r = world.report.lab_client.value();
     r.sent = c.sent;
     r.replies = c.replies;
     r.wakeups = c.wakeups;
     r.timeouts = c.timeouts;
+    world.report.lab_server.value().wakeups = server->wakeups();
   }
 };
 
@@ -164,6 +166,7 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   report.kernel = s.kernel;
   report.kernel_driver = lab.device == LabDevice::veth ? "veth" : "loopback";
   report.lab_client.emplace();
+  report.lab_server.emplace();
   if (!s.kernel.empty()) {
     // The NIC driver's rows (nic.*) have no device here.
     for (KernelSetting& k : kernel_settings(s))
@@ -286,10 +289,10 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
     for (const Core& core : cores)
       world->trace->thread_name(kTraceCpu, core.index(), "core " + std::to_string(core.index()));
   }
-  WarmupMark warmup(machine, s, [&host] { host->client_report(); });
+  WarmupMark warmup(machine, s, [&host] { host->lab_report(); });
   run_to_end(*world, s, options, [&](const Event& event) { world->engine.dispatch(event); });
   finish_run(machine);
-  host->client_report();
+  host->lab_report();
 
   const std::uint64_t sent =
       host->sockperf ? host->sockperf->counters().sent : host->load->counters().sent;

@@ -275,6 +275,27 @@ TEST(lab, irqmod_load_sends_poisson_requests_over_its_connections) {
 // to the sleeper back in user space, so the client, woken by its own timer, sends that late
 // (and the epoll_pwait2 return), whatever its own wake path (cpu.wakeup, cpu.context-switch,
 // cpu.wakeup-run-local) is: that path is inside the lateness, not after it.
+// The server's wake-ups are its sleeps (what /proc/PID/status counts as voluntary context
+// switches, which bench/server-sleeps.sh reads on the kernel): one a request when requests come
+// alone to a server blocked in epoll_wait, none for a server that spins, and fewer than the
+// requests when it busy-polls with its interrupts deferred (napibusy: only the busy loop's
+// timeouts put it to sleep).
+TEST(lab, the_server_reports_how_often_it_woke_from_a_sleep) {
+  const std::vector<std::string> sparse = with(kLoad, {"lab.rate=2000"});
+  const RunReport alone = run(sparse);
+  ASSERT_TRUE(alone.lab_server.has_value());
+  const std::uint64_t requests = alone.latency.count();
+  EXPECT_GT(requests, 150U);
+  EXPECT_LE(alone.lab_server->wakeups, requests + 2);
+  EXPECT_GE(alone.lab_server->wakeups, requests * 9 / 10);
+  EXPECT_EQ(run(with(sparse, {"cpu.app-wait=spin"})).lab_server->wakeups, 0U);
+  const RunReport busy = run(with(
+      kLoad, {"napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=200us",
+              "napi.busy_poll=64us", "napi.busy_poll_budget=64", "napi.prefer_busy_poll=true"}));
+  EXPECT_GT(busy.lab_server->wakeups, 0U);
+  EXPECT_LT(busy.lab_server->wakeups, busy.latency.count() / 2);
+}
+
 TEST(lab, a_sleepers_lateness_holds_its_own_wake_path_and_the_client_reports_its_lag) {
   const std::vector<std::string> sparse = with(kLoad, {"lab.rate=2000", "cpu.hrtimer-late=30000"});
   const RunReport plain = run(sparse);
