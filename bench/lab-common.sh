@@ -77,6 +77,11 @@ tree_ticks() {
   done
   echo "$total"
 }
+# voluntary_switches PID: the voluntary context switches of every thread of PID (its sleeps);
+# empty when PID is gone.
+voluntary_switches() {
+  cat /proc/"$1"/task/*/status 2>/dev/null | awk '$1 == "voluntary_ctxt_switches:" { s += $2; n++ } END { if (n) print s }'
+}
 net_rx_total() { awk '$1 == "NET_RX:" { s = 0; for (i = 2; i <= NF; ++i) s += $i; print s }' /proc/softirqs; }
 busy_poll_total() {
   ip netns exec "$srv" awk '$1 == "TcpExt:" && !h { for (i = 2; i <= NF; ++i) c[$i] = i; h = 1; next }
@@ -86,8 +91,10 @@ busy_poll_total() {
 # measure OUT sockperf|load ARGS...: runs sockperf, or irqmod load, for $seconds in the client
 # namespace (pinned, bounded) and sets `measured` to "avg p50 p99 p99.9 cpu% net_rx/s
 # busy_poll/s lost" (latency in µs, half the round trip, as both report it; lost: sockperf's
-# dropped messages, or requests irqmod load got no reply to), and `measured_lag` to irqmod
-# load's lag_p50_us (µs its sends left after their scheduled time; "-" for sockperf).
+# dropped messages, or requests irqmod load got no reply to), `measured_lag` to irqmod
+# load's lag_p50_us (µs its sends left after their scheduled time; "-" for sockperf), and
+# `measured_sleeps` to the server's sleeps a second over the window (its threads' voluntary
+# context switches).
 measure() {
   local out=$1 tool=$2; shift 2
   local command=(sockperf "$@" -t "$seconds")
@@ -108,15 +115,16 @@ measure() {
     client "$((seconds + 30))" "$out.end" "${command[@]}" >"$out" 2>&1 &
   local client=$!
   sleep "$window_start"
-  local t0 c0 r0 b0 t1 c1 r1 b1 k0
+  local t0 c0 r0 b0 t1 c1 r1 b1 k0 v0 v1
   # The CPU readings first, then the slower ones (busy_poll_total forks ip netns exec).
-  t0=$(date +%s%N); c0=$(cpu_ticks "$server_pid"); k0=$(tree_ticks "$client")
+  t0=$(date +%s%N); c0=$(cpu_ticks "$server_pid"); v0=$(voluntary_switches "$server_pid")
+  k0=$(tree_ticks "$client")
   r0=$(net_rx_total); b0=$(busy_poll_total)
   # The window ends window_length after t0, the reads above included (ip netns exec can take a
   # tenth of a second on a loaded machine), so that the client is still running at its end.
   sleep "$(awk -v t0="$t0" -v now="$(date +%s%N)" -v w="$window_length" \
     'BEGIN { r = w - (now - t0) / 1e9; printf "%.3f", r < 0 ? 0 : r }')"
-  t1=$(date +%s%N); c1=$(cpu_ticks "$server_pid")
+  t1=$(date +%s%N); c1=$(cpu_ticks "$server_pid"); v1=$(voluntary_switches "$server_pid")
   r1=$(net_rx_total); b1=$(busy_poll_total)
   wait "$client"
   local s avg p50 p99 p999 dropped
@@ -137,6 +145,10 @@ measure() {
   # The client's CPU (its process under `timeout`), in % of one CPU over the same window.
   # The client's CPU from t0 to its end (its wrapper's record), in % of one CPU; "-" when it
   # was not running at t0 or left no record.
+  measured_sleeps=-
+  if [[ -n $v0 && -n $v1 ]]; then
+    measured_sleeps=$(awk -v v=$((v1 - v0)) -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", v / (ns / 1e9) }')
+  fi
   measured_client_cpu=-
   if [[ -n $k0 && -s $out.end ]]; then
     local end_ns end_ticks

@@ -18,7 +18,9 @@
 # rate the order of the modes by p50 and by server CPU, measured and predicted; every pair of
 # cells of a rate whose measured min-max ranges do not overlap ("differ by more than their
 # spread"), and whether the prediction orders it as measured; and the agreement counts of the
-# issue's acceptance. The table goes to stdout, the
+# issue's acceptance. Then, per cell, irqmod load's send lag and the server's sleeps a second
+# (its voluntary context switches, /proc/PID/task/*/status; in the simulator lab_server
+# wakeups), measured and predicted: mechanisms beside the latencies they make. The table goes to stdout, the
 # cells to BENCH_OUT/cells.tsv and a picture (predicted against measured p50, the diagonal
 # drawn) to BENCH_OUT/sim-vs-lab.png.
 #
@@ -124,9 +126,10 @@ record() {
   set -- "$1" "$2" "$3" $measured
   # measured: avg p50 p99 p99.9 cpu% net_rx/s busy_poll/s lost. The row: p50 p99 avg cpu%
   # client-cpu% lag (irqmod load's lag_p50_us; "-" for sockperf, and absent in the rows of runs
-  # before 2026-12-04).
-  printf '%s\t%s\t%s\tmeasured\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$5" "$6" "$4" "$8" \
-    "$measured_client_cpu" "${measured_lag:--}" >>"$cells"
+  # before 2026-12-04) sleeps/s (the server's voluntary context switches a second; absent in
+  # the rows of runs before 2026-12-07).
+  printf '%s\t%s\t%s\tmeasured\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$5" "$6" "$4" "$8" \
+    "$measured_client_cpu" "${measured_lag:--}" "${measured_sleeps:--}" >>"$cells"
 }
 
 if [[ -z $repredict ]]; then
@@ -237,12 +240,14 @@ for cell in $(cut -f1,2 "$cells" | sort -u | tr '\t' '|'); do
     fi
     p50=$(json_field "$json" latency_ns p50) p99=$(json_field "$json" latency_ns p99)
     avg=$(json_field "$json" latency_ns avg) lag=$(json_field "$json" lab_client lag_p50_ns)
-    printf '%s\t%s\t%s\tpredicted\t%s\t%s\t%s\t%s\t%s\t%s\n' "$experiment" "$variant" "$seed" \
+    wakeups=$(json_field "$json" lab_server wakeups)
+    printf '%s\t%s\t%s\tpredicted\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$experiment" "$variant" "$seed" \
       "$(awk -v n="$p50" 'BEGIN { printf "%.3f", n / 1000 }')" \
       "$(awk -v n="$p99" 'BEGIN { printf "%.3f", n / 1000 }')" \
       "$(awk -v n="$avg" 'BEGIN { printf "%.3f", n / 1000 }')" \
       "$(core_busy "$json" "$server_core")" "$(core_busy "$json" "$client_core")" \
-      "$(awk -v n="${lag:--}" 'BEGIN { if (n == "-") print "-"; else printf "%.3f", n / 1000 }')" >>"$cells"
+      "$(awk -v n="${lag:--}" 'BEGIN { if (n == "-") print "-"; else printf "%.3f", n / 1000 }')" \
+      "$(awk -v n="${wakeups:--}" -v ms="$sim_window_ms" 'BEGIN { if (n == "-") print "-"; else printf "%.0f", n / (ms / 1000) }')" >>"$cells"
   done
 done
 
@@ -257,10 +262,12 @@ function median(list, n,   a, i, j, t) {
 $4 == "measured" { key = $1 "|" $2; if (!(key in seen)) { seen[key] = 1; order[++cells] = key }
                    m50[key] = m50[key] " " $5; m99[key] = m99[key] " " $6; mcpu[key] = mcpu[key] " " $8
                    if ($9 != "-") mcli[key] = mcli[key] " " $9  # "-": the client was not read
-                   if (NF >= 10 && $10 != "-") mlag[key] = mlag[key] " " $10 }
+                   if (NF >= 10 && $10 != "-") mlag[key] = mlag[key] " " $10
+                   if (NF >= 11 && $11 != "-") msl[key] = msl[key] " " $11 }
 $4 == "predicted" { key = $1 "|" $2; pl50[key] = pl50[key] " " $5; pl99[key] = pl99[key] " " $6
                     plcpu[key] = plcpu[key] " " $8; plcli[key] = plcli[key] " " $9; p50[key] = 1
-                    if (NF >= 10 && $10 != "-") plag[key] = plag[key] " " $10 }
+                    if (NF >= 10 && $10 != "-") plag[key] = plag[key] " " $10 
+                    if (NF >= 11 && $11 != "-") psl[key] = psl[key] " " $11 }
 END {
   # A prediction is the median of its runs, as a measurement is.
   for (key in p50) {
@@ -338,6 +345,20 @@ END {
     printf "%-17s %-17s %9.1f %15s %9.1f %6.2f\n", parts[1], parts[2], ml, sprintf("[%.1f, %.1f]", lol, hil), pl, rl
   }
   if (nlag) printf "send lag: %d cells, within 25%% or inside the measured min-max: %d\n", nlag, oklag
+  # How often the server slept: its voluntary context switches a second, measured from
+  # /proc/PID/task/*/status over the window; in the simulator lab_server wakeups. In the busy-poll
+  # modes each sleep ends at the deferral timer, so this says how many requests wait for it.
+  # Runs kept before 2026-12-07 have none.
+  for (c = 1; c <= cells; ++c) {
+    key = order[c]
+    if (msl[key] == "" || psl[key] == "") continue
+    if (!nsl++) printf "\n%-17s %-17s %9s %17s %9s %6s\n", "server sleeps", "cell", "per_s", "[min, max]", "predicted", "ratio"
+    split(key, parts, "|"); ms = median(msl[key]); los = lo; his = hi; ps = median(psl[key])
+    rs = ms > 0 ? ps / ms : (ps == 0 ? 1 : 0)
+    oksl += (rs >= 0.75 && rs <= 1.25) || (ps + 0 >= los + 0 && ps + 0 <= his + 0)
+    printf "%-17s %-17s %9.0f %17s %9.0f %6.2f\n", parts[1], parts[2], ms, sprintf("[%.0f, %.0f]", los, his), ps, rs
+  }
+  if (nsl) printf "server sleeps: %d cells, within 25%% or inside the measured min-max: %d\n", nsl, oksl
   exit bad
 }
 function sorted(list,   a, n, i, j, t, s, x, y) {

@@ -27,4 +27,11 @@ grep -Eq '^cells: 2; p50 within 25% or inside the measured min-max: [0-2] ' "$ou
 # The orders: the pairs of cells apart beyond their measured spread, counted per metric.
 grep -Eq '^orders: p50 [0-9]+ of [0-9]+ separable pairs, cpu [0-9]+ of [0-9]+; rates with every such pair in order: [0-9]+ of 2$' \
   "$out/table.txt" || { echo "no orders line"; exit 1; }
+# The server's sleeps a second (its voluntary context switches; in the simulator lab_server
+# wakeups), measured and predicted for both cells: both serve in epoll, so both sleep.
+sleeps="^[a-z-]+ +[a-z0-9-]+ +[0-9]+ +\\[[0-9]+, [0-9]+\\] +[0-9]+ +$number$"
+awk -v r="$sleeps" '$0 ~ r && $3 + 0 > 0 && $(NF - 1) + 0 > 0 { n++ } END { exit n != 2 }' "$out/table.txt" ||
+  { echo "expected 2 server-sleeps rows, each measured and predicted above 0"; exit 1; }
+grep -Eq '^server sleeps: 2 cells, within 25% or inside the measured min-max: [0-2]$' "$out/table.txt" ||
+  { echo "no server-sleeps line"; exit 1; }
 echo "sim-vs-lab --short: 2 cells, each measured and predicted"
