@@ -182,6 +182,7 @@ class Core {
   // Time this core spends before its next segment: added to the segment its running job goes
   // on with, or a segment of its own when that job has finished.
   void stall(Duration d) { stall_ += d; }
+  Duration pending_stall() const { return stall_; }  // what the next segment begins with
   bool runnable(std::uint32_t thread) const { return scheduler_.runnable(thread); }
   // The thread's running segment ends now (or, when it is not running, as soon as it runs
   // again): a spinning thread that sees data in its socket stops spinning.

@@ -13,7 +13,10 @@ constexpr std::string_view kBusyPollLabel = "busy poll";
 Segment BusyLoop::begin(NapiInstance& napi, Core& core, DataReady ready) {
   napi_ = &napi;
   ready_ = ready;
-  start_ = core.now();
+  // __napi_busy_loop takes its start time at its entry (net/core/dev.c), after what the thread
+  // did before it: a stall this segment begins with (the timer its last poll armed, an IPI it
+  // sent) is spent before the loop's window opens, not inside it.
+  start_ = core.now() + core.pending_stall();
   owned_ = false;
   polled_ = false;
   final_ = false;

@@ -129,6 +129,22 @@ TEST(busy_loop, empty_iterations_after_the_first_jump_to_the_timeout_as_one_segm
   EXPECT_EQ(f.vector().vector().state(), napi::VectorState::armed);  // the final poll re-enabled
 }
 
+// __napi_busy_loop takes its start time at its entry (net/core/dev.c): a stall the loop's first
+// segment begins with (the timer the thread's last poll armed, an IPI it sent) is spent before
+// the window opens, so the timeout comes that much later: 10 us is 9 whole units of 1024 ns, the
+// timeout (9 + 51) x 1024 = 61 440 ns, the first iteration to start at or after it at 61 600.
+TEST(busy_loop, a_stall_the_loop_begins_with_opens_its_window_later) {
+  Fixture f;
+  f.core().stall(microseconds(10));
+  BusyLoop loop(settings());
+  const Segment first = loop.begin(f.vector().napi(), f.core(), f.ready());
+  EXPECT_EQ(first.length, nanoseconds(200));  // the stall is added by the core (Core::call_job)
+  f.pass(first);
+  const std::optional<Segment> jump = loop.next(f.core());
+  ASSERT_TRUE(jump);
+  EXPECT_EQ(jump->length, nanoseconds(61'600 - 200));
+}
+
 TEST(busy_loop, the_jump_stops_at_the_next_write_back_and_a_frame_ends_the_loop) {
   Fixture f;
   f.host.port->inject(Packet{10'000, 64, 0});  // written back at 10 800 ns
