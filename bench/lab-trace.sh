@@ -2,7 +2,8 @@
 # trace of the lab on both CPUs, and the lab those scripts run in. The events: the scheduler's
 # switches and wake-ups, every system call's entry and exit, the call-function (a remote wake-up's
 # IPI), reschedule and local-timer vectors, softirqs and ipi_send_cpu. 20 MB of buffer bounds a
-# trace. Needs root; the lab's namespaces are removed on exit with tracing off.
+# trace; TRACE_EXTRA (e.g. "napi/napi_poll timer/hrtimer_expire_entry") adds tracefs events.
+# Needs root; the lab's namespaces are removed on exit with tracing off.
 T=/sys/kernel/tracing
 lab=irqmod-lab-trace$$ ip=198.18.0.1 port=11111
 server=
@@ -26,7 +27,8 @@ trace_events_on() {
   for e in sched/sched_switch sched/sched_wakeup sched/sched_waking raw_syscalls/sys_enter \
     raw_syscalls/sys_exit irq_vectors/call_function_single_entry irq_vectors/call_function_single_exit \
     irq_vectors/reschedule_entry irq_vectors/reschedule_exit irq_vectors/local_timer_entry \
-    irq_vectors/local_timer_exit irq/softirq_entry irq/softirq_exit ipi/ipi_send_cpu; do
+    irq_vectors/local_timer_exit irq/softirq_entry irq/softirq_exit ipi/ipi_send_cpu ${TRACE_EXTRA:-}; do
+    [[ -d $T/events/$e ]] || { echo "lab-trace: TRACE_EXTRA: no tracefs event '$e' (see $T/available_events)" >&2; exit 2; }
     echo 1 >"$T/events/$e/enable"
   done
 }
