@@ -150,6 +150,7 @@ std::optional<Error> build(const Scenario& s, Host& host) {
   for (Core& core : host.cores) {
     core.set_idle_exit(idle_exit(s));
     core.set_wakeup_ipi(s.cpu.wakeup_ipi);
+    core.set_waker_wakeup(waker_wakeup(s));
     core.set_noise(host_noise(s), Rng(s.scenario.seed, stream::kNoise + core.index()));
   }
   std::vector<NetRx*> net_rx = add_net_rx(host, s, vectors + (s.napi.rx_backlog ? 1 : 0));

@@ -234,6 +234,11 @@ IdleExit idle_exit(const Scenario& s) {
   return exit;
 }
 
+Distribution waker_wakeup(const Scenario& s) {
+  const bool decomposed = !(s.cpu.wakeup_ipi.is_constant() && s.cpu.wakeup_ipi.a_ns == 0);
+  return decomposed ? s.cpu.wakeup : Distribution{};
+}
+
 std::array<NoiseSource, 2> host_noise(const Scenario& s) {
   return {NoiseSource{s.cpu.noise_interval, s.cpu.noise},
           NoiseSource{s.cpu.noise_long_interval, s.cpu.noise_long}};

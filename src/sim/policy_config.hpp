@@ -68,6 +68,12 @@ HrtimerCosts hrtimer_costs(const Scenario& scenario);
 // How late a thread woken on an idle core starts (cpu.wakeup-remote, cpu.wakeup-idle).
 // Precondition: validate_policies accepted the scenario.
 IdleExit idle_exit(const Scenario& scenario);
+// What a waker's core pays in try_to_wake_up for a thread of another core (Core::set_waker_wakeup):
+// cpu.wakeup on a platform whose cpu.wakeup-ipi is set (calibrate's decomposition: it measures
+// the waker's remote wake-up less cpu.wakeup and less a write that wakes nobody, so the waker's
+// share is cpu.wakeup + cpu.wakeup-ipi); nothing where it is 0, whose cpu.wakeup is the whole
+// wake-up, charged to the woken thread (the seeds' platforms).
+Distribution waker_wakeup(const Scenario& scenario);
 // The host's noise sources on every core: cpu.noise-interval / cpu.noise, then
 // cpu.noise-long-interval / cpu.noise-long.
 std::array<NoiseSource, 2> host_noise(const Scenario& scenario);

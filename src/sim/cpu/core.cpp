@@ -309,6 +309,13 @@ void Core::send_ipi() {
   waker->stall(waker->cost(wakeup_ipi_));
 }
 
+void Core::charge_waker() {
+  Core* waker = world_.acting_core;
+  if (waker == nullptr || waker == this) return;
+  if (waker_wakeup_.is_constant() && waker_wakeup_.a_ns == 0) return;
+  waker->stall(waker->cost(waker_wakeup_));
+}
+
 // ---- threads ---------------------------------------------------------------------------------
 
 std::uint32_t Core::add_thread(JobRef job, bool kernel) {
@@ -374,7 +381,8 @@ void Core::finish_thread(bool yielded) {
 void Core::wake(std::uint32_t thread, bool local_timer) {
   if (threads_[thread].finishing) {
     // try_to_wake_up before its schedule() (it may have been preempted in between): it does not
-    // sleep.
+    // sleep (ttwu_runnable: the waker takes its run queue's lock and sets it running).
+    if (!threads_[thread].woken) charge_waker();
     threads_[thread].woken = true;
     return;
   }
@@ -393,6 +401,7 @@ void Core::wake(std::uint32_t thread, bool local_timer) {
   const bool own_idle = !current_ && (local_timer || world_.acting_core == this);
   for (const std::uint32_t t : exiting_)
     if (t == thread) return;  // already on its way
+  charge_waker();
   if (!current_ && !local_timer && exiting_.empty()) send_ipi();
   if (idle_exit_.enabled() && !local_timer && core_idle) {
     if (exiting_.empty()) {

@@ -167,6 +167,16 @@ class Core {
   // waker is the core whose job is running (World::acting_core); its next segment is that much
   // longer. 0 (the default): the send is free.
   void set_wakeup_ipi(const Distribution& cost) { wakeup_ipi_ = cost; }
+  // What the waker's core spends in try_to_wake_up for a thread of this core (cpu.wakeup: the
+  // wait queue's callback, the remote run queue's lock and the enqueue, kernel/sched/core.c),
+  // whenever the wake-up finds the thread asleep or on its way to sleep; a wake-up of a thread
+  // already runnable or already being woken returns at ttwu's state check and costs nothing here.
+  // The woken thread's own share stays in its first segment (cpu.wakeup + cpu.context-switch +
+  // cpu.wakeup-run: calibrate takes cpu.wakeup out of both sides' measurements, the waker's
+  // cpu.wakeup-ipi and the wakee's cpu.wakeup-run). A wake-up from this core's own work is
+  // charged to the woken thread only (a same-CPU hand-off, what cpu.wakeup measures). 0 (the
+  // default): the waker pays only the IPI.
+  void set_waker_wakeup(const Distribution& cost) { waker_wakeup_ = cost; }
   // Timer interrupts pushed on this core and not yet at their callback (sim/cpu/hrtimer.hpp's
   // TimerInterrupt, the NAPI watchdog's): an hrtimer expiring meanwhile is run by the same
   // hrtimer_interrupt (kernel/time/hrtimer.c: __hrtimer_run_queues runs every expired timer, and
@@ -253,6 +263,7 @@ class Core {
   void finish_thread(bool yielded);
   void arm_slice();
   void send_ipi();
+  void charge_waker();  // the waker's try_to_wake_up (set_waker_wakeup)
   Duration take_stall();
   std::optional<Segment> call_job(const JobRef& ref, bool first);
   void on_noise(std::size_t source);
@@ -297,6 +308,7 @@ class Core {
   IdleExit idle_exit_{};
   Duration exit_run_{};  // cpu.wakeup-run of the exit under way
   Distribution wakeup_ipi_{};
+  Distribution waker_wakeup_{};
   std::uint32_t timer_irqs_ = 0;  // timer_irq_begin() less timer_irq_end()
   Duration stall_{};
   std::array<StallJob, kMaxJobs> stall_jobs_{};

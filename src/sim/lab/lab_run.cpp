@@ -177,6 +177,7 @@ Expected<RunReport> simulate_lab(const Scenario& s, const RunOptions& options) {
   for (Core& core : machine.cores) {
     core.set_idle_exit(idle_exit(s));
     core.set_wakeup_ipi(s.cpu.wakeup_ipi);
+    core.set_waker_wakeup(waker_wakeup(s));
     core.set_noise(host_noise(s), Rng(s.scenario.seed, stream::kNoise + core.index()));
   }
   const std::vector<NetRx*> net_rx = add_net_rx(machine, s, veth ? 2 : 1);

@@ -613,5 +613,68 @@ TEST(core_ipi, a_wake_up_from_no_core_and_a_cores_own_wake_up_send_none) {
   EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(102), at_us(105)}));
 }
 
+// ---- the waker's try_to_wake_up (cpu.wakeup, Core::set_waker_wakeup)
+// ------------------------------------------------------------
+
+TEST(core_waker, waking_a_thread_of_an_idle_core_costs_the_waker_try_to_wake_up_and_the_ipi) {
+  TwoCores c;
+  c.a.set_waker_wakeup(Distribution::constant_ns(1000));
+  c.b.set_waker_wakeup(Distribution::constant_ns(1000));
+  SoftirqWakesB w(c);
+  c.run_to(at_us(100));
+  // a: 2 us, the wake-up's 1 us try_to_wake_up and 8 us IPI, then 3 us; b pays nothing more.
+  EXPECT_EQ(w.softirq.ends, (std::vector<Instant>{at_us(2), at_us(14)}));
+  EXPECT_EQ(c.busy(1), us(5));
+}
+
+TEST(core_waker, a_thread_already_runnable_costs_its_waker_nothing) {
+  TwoCores c;
+  c.b.set_waker_wakeup(Distribution::constant_ns(1000));
+  Work running({us(50)});
+  c.b.wake(c.b.add_thread(job_of(running), false));
+  c.run_to(at_us(1));
+  Work sleeper({us(5)});
+  const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
+  Work softirq({us(2), us(3), us(1)}, ContextKind::softirq);
+  softirq.on_end = [&](Core&) {
+    if (softirq.done <= 2) c.b.wake(t);  // asleep the first time, waiting to run the second
+  };
+  c.a.push(job_of(softirq), Level::softirq);
+  c.run_to(at_us(40));
+  // b is busy: no IPI. The first wake-up costs a 1 us, the second finds it runnable.
+  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(3), at_us(7), at_us(8)}));
+}
+
+TEST(core_waker, a_thread_woken_on_its_way_to_sleep_costs_its_waker_once) {
+  TwoCores c;
+  c.b.set_waker_wakeup(Distribution::constant_ns(1000));
+  Work sleeper({us(4)});
+  sleeper.on_end = [&](Core&) { c.b.stall(us(5)); };  // its system call's tail: 4-9 us
+  const std::uint32_t t = c.b.add_thread(job_of(sleeper), false);
+  c.b.wake(t);
+  Work softirq({us(6), us(1), us(3)}, ContextKind::softirq);
+  softirq.on_end = [&](Core&) {
+    if (softirq.done <= 2) c.b.wake(t);  // at 6 and at 8, inside the tail
+  };
+  c.a.push(job_of(softirq), Level::softirq);
+  c.run_to(at_us(100));
+  // ttwu_runnable at 6 costs a 1 us; at 8 the thread is already set running: nothing.
+  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(6), at_us(8), at_us(11)}));
+}
+
+TEST(core_waker, a_cores_own_wake_up_costs_no_waker_share) {
+  TwoCores c;
+  c.a.set_waker_wakeup(Distribution::constant_ns(1000));
+  Work sleeper({us(5)});
+  const std::uint32_t t = c.a.add_thread(job_of(sleeper), false);
+  Work softirq({us(2), us(3)}, ContextKind::softirq);
+  softirq.on_end = [&](Core&) {
+    if (softirq.done == 1) c.a.wake(t);
+  };
+  c.a.push(job_of(softirq), Level::softirq);
+  c.run_to(at_us(100));
+  EXPECT_EQ(softirq.ends, (std::vector<Instant>{at_us(2), at_us(5)}));
+}
+
 }  // namespace
 }  // namespace irqmod::sim

@@ -119,10 +119,11 @@ TEST(lab, loopback_polls_each_direction_in_the_senders_backlog_and_has_no_busy_p
 }
 
 // cpu.wakeup-ipi: every round trip of ping-pong wakes a thread blocked on the other, idle core
-// twice (the reply wakes the client, the next request the server), and each waker pays the IPI.
+// twice (the reply wakes the client, the next request the server), and each waker pays the IPI
+// (cpu.wakeup 0: with cpu.wakeup-ipi set the waker pays it too, the next test).
 TEST(lab, the_waker_pays_the_ipi_of_each_wake_up_on_the_other_idle_core) {
-  const RunReport plain = run();
-  const RunReport ipi = run({"cpu.wakeup-ipi=3000"});
+  const RunReport plain = run({"cpu.wakeup=0"});
+  const RunReport ipi = run({"cpu.wakeup=0", "cpu.wakeup-ipi=3000"});
   for (std::size_t core = 0; core < 2; ++core) {
     const double before = static_cast<double>(plain.cpu.busy(core).count()) /
                           static_cast<double>(plain.latency.count());
@@ -130,6 +131,23 @@ TEST(lab, the_waker_pays_the_ipi_of_each_wake_up_on_the_other_idle_core) {
         static_cast<double>(ipi.cpu.busy(core).count()) / static_cast<double>(ipi.latency.count());
     EXPECT_NEAR(after - before, 3000.0, 300.0) << "core " << core;
   }
+}
+
+// cpu.wakeup on a platform with cpu.wakeup-ipi (calibrate's decomposition): the server's core pays
+// it twice a round trip, as the woken thread (its share of the request's wake-up) and as the waker
+// (try_to_wake_up for the client its reply wakes on the other core); without cpu.wakeup-ipi only
+// as the woken thread. The client's core spins to its next send (sockperf's pacing), which
+// absorbs its part.
+TEST(lab, with_cpu_wakeup_ipi_set_a_wake_up_on_the_other_core_costs_the_waker_cpu_wakeup_too) {
+  const auto per_round_trip = [](const RunReport& r) {
+    return static_cast<double>(r.cpu.busy(1).count()) / static_cast<double>(r.latency.count());
+  };
+  const RunReport plain = run({"cpu.wakeup=0", "cpu.wakeup-ipi=1000"});
+  const RunReport waking = run({"cpu.wakeup=3000", "cpu.wakeup-ipi=1000"});
+  EXPECT_NEAR(per_round_trip(waking) - per_round_trip(plain), 6000.0, 600.0);
+  const RunReport plain_no_ipi = run({"cpu.wakeup=0"});
+  const RunReport waking_no_ipi = run({"cpu.wakeup=3000"});
+  EXPECT_NEAR(per_round_trip(waking_no_ipi) - per_round_trip(plain_no_ipi), 3000.0, 300.0);
 }
 
 // cpu.wakeup-run: of each remote wake-up's latency, the part the woken core runs the woken thread
