@@ -13,6 +13,10 @@ Either may be left out ("-"). For each it prints:
   between two epoll busy loops (three or more `busy poll` segments in a row) or a sleep;
 - the time from one reply to the next inside a batch (the kernel's sendto entries; the model's
   `application` segments' ends, where the reply goes out);
+- the kernel's: the round trip split at the server's sendto entry, as the model's `lab client`
+  line splits it (the request half from the client's sendto entry, the reply half to the client's
+  read of it returning), the k-th reply matched to the k-th request at the offset that leaves no
+  half negative (the trace starts with requests in flight);
 - the kernel's: the client's wake-ups done on each CPU and the IPIs each CPU sent; the interrupt
   vectors' and softirqs' durations per CPU (entry to exit).
 
@@ -26,7 +30,7 @@ import re
 import sys
 
 LINE = re.compile(r'^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): (\w+): (.*)$')
-SENDTO, EPOLL_WAIT = 44, 232
+SENDTO, RECVFROM, RECVMSG, EPOLL_WAIT = 44, 45, 47, 232
 NR = re.compile(r'NR (\d+)')
 COMM = 'irqmod'
 
@@ -63,6 +67,21 @@ def cycle_line(name, cycle):
             f'{sum(cycle) / len(cycle):.2f} ({len(cycle)})')
 
 
+def halves_line(sends, replies, reads):
+    """The k-th reply (and read) matched to the (k - offset)-th send: the smallest offset with no
+    negative half."""
+    for offset in range(0, 64):
+        pairs = list(zip(sends, replies[offset:], reads[offset:]))
+        if pairs and all(r >= s and d >= r for s, r, d in pairs):
+            there = [r - s for s, r, _ in pairs]
+            back = [d - r for _, r, d in pairs]
+            return (f'kernel: round trip split at the server\'s sendto ({len(pairs)} requests, offset '
+                    f'{offset}): there p25/p50/p75 {q(there, .25):.1f} {q(there, .5):.1f} '
+                    f'{q(there, .75):.1f} us, back {q(back, .25):.1f} {q(back, .5):.1f} '
+                    f'{q(back, .75):.1f} us')
+    return 'kernel: no offset matches the replies to the requests'
+
+
 def report(name, sends, batches, cycle):
     print(gaps_line(name, sends))
     print(batches_line(name, batches))
@@ -70,7 +89,7 @@ def report(name, sends, batches, cycle):
 
 
 def kernel(path, cli, srv):
-    sends, batches, cycle = [], [], []
+    sends, batches, cycle, replies, reads = [], [], [], [], []
     in_batch, last_reply = 0, None
     wakes, ipis = collections.Counter(), collections.Counter()
     open_irq, irqs = {}, collections.defaultdict(list)
@@ -92,7 +111,12 @@ def kernel(path, cli, srv):
                 if in_batch:
                     batches.append(in_batch)
                 in_batch, last_reply = 0, None
+            elif cpu == cli and mine and event == 'sys_exit' and nr in (RECVFROM, RECVMSG):
+                returned = re.search(r'= (-?\d+)', args)
+                if returned and int(returned[1]) > 0:
+                    reads.append(t)
             elif cpu == srv and mine and event == 'sys_enter' and nr == SENDTO:
+                replies.append(t)
                 if last_reply is not None:
                     cycle.append(t - last_reply)
                 in_batch += 1
@@ -113,6 +137,7 @@ def kernel(path, cli, srv):
         sys.exit(f'trace-batches: {path}: no sendto of {COMM} on CPU {cli} and no epoll_wait return '
                  f'on CPU {srv}: not a trace of bench/trace-load.sh with these CPUs')
     report('kernel', sends, batches, cycle)
+    print(halves_line(sends, replies, reads))
     print('kernel: the client woken ' + ', '.join(f'{n} times on CPU {c}' for c, n in sorted(wakes.items()))
           + '; IPIs ' + ', '.join(f'{a} -> {b}: {n}' for (a, b), n in sorted(ipis.items())))
     for (cpu, name), xs in sorted(irqs.items()):

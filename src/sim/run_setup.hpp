@@ -73,7 +73,11 @@ class WarmupMark {
     at_warmup_.sim_time = world.now() - at_ns(0);
     world.report.latency = LatencyHistogram{};
     if (world.report.ping) world.report.ping->rtt = LatencyHistogram{};
-    if (world.report.lab_client) world.report.lab_client->lag = LatencyHistogram{};
+    if (world.report.lab_client) {
+      world.report.lab_client->lag = LatencyHistogram{};
+      world.report.lab_client->request_half = LatencyHistogram{};
+      world.report.lab_client->reply_half = LatencyHistogram{};
+    }
   }
 
   void subtract_from(RunReport& report) const {

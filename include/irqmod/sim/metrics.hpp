@@ -439,8 +439,21 @@ struct LabClientReport {
   // or the thread busy when it was due), ns. irqmod load counts every send; this, from the
   // warm-up's end.
   LatencyHistogram lag;
+  // The round trip split where the server's sendto handed the reply to its device (veth,
+  // loopback): the request's send to that (request half: the client's send, the server's wait and
+  // its work) and that to the client's read (reply half: the reply's delivery, the client's
+  // wake-up or its being busy), ns, each of the replies read after the warm-up.
+  LatencyHistogram request_half;
+  LatencyHistogram reply_half;
 };
 namespace detail {
+template <LatencyHistogram LabClientReport::*Half, std::uint32_t PartsPer100000>
+CounterValue lab_half(const LabClientReport& c) {
+  return CounterValue{static_cast<std::uint64_t>((c.*Half).percentile(PartsPer100000))};
+}
+inline bool lab_any_half(const LabClientReport& c) {
+  return c.request_half.count() > 0;
+}
 inline CounterValue lab_lag_count(const LabClientReport& c) {
   return CounterValue{c.lag.count()};
 }
@@ -473,11 +486,44 @@ inline constexpr Counter<LabClientReport> kLabClientEntries[] = {
      .unit = Unit::ns,
      .warmup = Warmup::restart,
      .shown = detail::lab_any_lag},
+    {.name = "request_half_p25_ns",
+     .at = computed(detail::lab_half<&LabClientReport::request_half, 25'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_half},
+    {.name = "request_half_p50_ns",
+     .at = computed(detail::lab_half<&LabClientReport::request_half, 50'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_half},
+    {.name = "request_half_p75_ns",
+     .at = computed(detail::lab_half<&LabClientReport::request_half, 75'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_half},
+    {.name = "reply_half_p25_ns",
+     .at = computed(detail::lab_half<&LabClientReport::reply_half, 25'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_half},
+    {.name = "reply_half_p50_ns",
+     .at = computed(detail::lab_half<&LabClientReport::reply_half, 50'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_half},
+    {.name = "reply_half_p75_ns",
+     .at = computed(detail::lab_half<&LabClientReport::reply_half, 75'000>),
+     .unit = Unit::ns,
+     .warmup = Warmup::restart,
+     .shown = detail::lab_any_half},
 };
 inline constexpr CounterTable<LabClientReport> kLabClient{
     "lab_client",
     "lab client: {sent} sent, {replies} replies, {wakeups} wake-ups, {timeouts} by its timeout[; "
-    "sends late by p50 {lag_p50_ns} p99 {lag_p99_ns} us ({lagged} sends)]\n",
+    "sends late by p50 {lag_p50_ns} p99 {lag_p99_ns} us ({lagged} sends)][; round trip split at "
+    "the server's reply: there p25/p50/p75 "
+    "{request_half_p25_ns} {request_half_p50_ns} {request_half_p75_ns} us, back "
+    "{reply_half_p25_ns} {reply_half_p50_ns} {reply_half_p75_ns} us]\n",
     kLabClientEntries};
 
 // The lab's server thread (a lab run only): how often it slept, which the bench sets beside the

@@ -43,6 +43,9 @@ struct Packet {
   std::int64_t arrival_ns = 0;    // when its last bit reached the NIC, ns since the epoch
   std::uint32_t frame_bytes = 0;  // frame size, FCS included
   std::uint32_t flow = 0;         // which stream sent it (ArrivalStream's flow number)
+  // A lab server's reply: when its sendto handed it to the device (Stack::send_reply), ns since
+  // the epoch, so the client can split the round trip; 0 on every other frame.
+  std::int64_t replied_ns = 0;
 };
 
 // An exact gap between offers: 1e12 / rate picoseconds, kept as quotient and remainder so that

@@ -14,6 +14,10 @@ Segment thread_segment(Duration length, std::string_view label) {
 // which the server's reply keeps).
 void record_reply(World& world, const Packet& reply, Instant read_at) {
   world.report.latency.record((ns_since_epoch(read_at) - reply.arrival_ns) / 2);
+  if (reply.replied_ns > 0 && world.report.lab_client) {
+    world.report.lab_client->request_half.record(reply.replied_ns - reply.arrival_ns);
+    world.report.lab_client->reply_half.record(ns_since_epoch(read_at) - reply.replied_ns);
+  }
 }
 
 }  // namespace

@@ -105,7 +105,9 @@ RxStack Stack::rx_endpoint() {
 bool Stack::send_reply(const Packet& request, std::uint32_t core, Socket* from) {
   if (device_.xmit) {
     ++tx_made_;
-    device_.xmit(device_.self, request, core);
+    Packet reply = request;  // the request's send time travels on (the client's round trip)
+    reply.replied_ns = ns_since_epoch(world_.now());
+    device_.xmit(device_.self, reply, core);
     return true;
   }
   if (from && !from->charge_send(request.frame_bytes)) {

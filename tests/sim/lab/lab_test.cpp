@@ -342,6 +342,23 @@ TEST(lab, a_sleepers_lateness_holds_its_own_wake_path_and_the_client_reports_its
   EXPECT_EQ(pp.lab_client->replies, pp.latency.count());
 }
 
+// The round trip split at the server's reply (Packet::replied_ns): the halves add up to it, and a
+// wait on the server's side (its veth's NAPI deferred to a 50 us timer, which the requests wait
+// for) falls in the first half only.
+TEST(lab, the_round_trip_splits_at_the_servers_reply) {
+  const auto p50 = [](const LatencyHistogram& h) {
+    return static_cast<double>(h.percentile(50'000));
+  };
+  const RunReport plain = run();
+  ASSERT_TRUE(plain.lab_client.has_value());
+  EXPECT_EQ(plain.lab_client->request_half.count(), plain.latency.count());
+  EXPECT_NEAR(p50(plain.lab_client->request_half) + p50(plain.lab_client->reply_half),
+              2 * p50(plain.latency), 0.02 * 2 * p50(plain.latency));
+  const RunReport deferred = run({"napi.napi_defer_hard_irqs=100", "napi.gro_flush_timeout=50us"});
+  EXPECT_GT(p50(deferred.lab_client->request_half) - p50(plain.lab_client->request_half), 10000.0);
+  EXPECT_NEAR(p50(deferred.lab_client->reply_half), p50(plain.lab_client->reply_half), 300.0);
+}
+
 // A callback that wakes nobody (the NAPI watchdog's, gro_flush_timeout) has no sleeper's switch
 // to make: it comes the mean of that path before a sleeper would run.
 TEST(lab, a_timer_callback_comes_before_a_sleeper_by_the_sleepers_wake_path) {
