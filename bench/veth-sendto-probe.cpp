@@ -1,7 +1,9 @@
 // bench/veth-sendto-probe.cpp — built and run by bench/veth-sendto.sh: how long a 64 B UDP sendto
 // over the lab's veth takes the sender, by what the receiving socket's reader is doing on the
 // other CPU. `reader CPU MODE SECONDS` binds UDP port 9000 and, for SECONDS, either drains the
-// socket every 5 ms (drain: nobody waits on it, the sender's softirq wakes no one), spins on
+// socket every 5 ms (drain: nobody waits on it, the sender's softirq wakes no one; drain-connected:
+// the same, the socket connected to the sender's 198.18.0.1:9001, so that the receive finds it by
+// early demux and takes its cached route instead of looking one up), spins on
 // non-blocking recv (spin: the socket's lines move between the CPUs, nobody is woken), or blocks
 // in epoll_wait (epoll: each datagram wakes it, its CPU idle between them). `sender CPU COUNT
 // GAP_NS ADDRESS` sends COUNT datagrams GAP_NS apart (spinning between them) and prints the
@@ -51,6 +53,16 @@ int reader(std::string_view mode, double seconds) {
     std::perror("veth-sendto-probe reader: socket/bind");
     return 1;
   }
+  if (mode == "drain-connected") {
+    sockaddr_in peer{};
+    peer.sin_family = AF_INET;
+    peer.sin_port = htons(kPort + 1);
+    inet_pton(AF_INET, "198.18.0.1", &peer.sin_addr);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&peer), sizeof peer) != 0) {
+      std::perror("veth-sendto-probe reader: connect");
+      return 1;
+    }
+  }
   const int ep = epoll_create1(0);
   epoll_event interest{};
   interest.events = EPOLLIN;
@@ -63,7 +75,7 @@ int reader(std::string_view mode, double seconds) {
   };
   const std::int64_t end = now_ns() + static_cast<std::int64_t>(seconds * 1e9);
   while (now_ns() < end) {
-    if (mode == "drain") {
+    if (mode == "drain" || mode == "drain-connected") {
       const timespec pause{0, 5'000'000};
       nanosleep(&pause, nullptr);
       drain();
@@ -81,10 +93,15 @@ int reader(std::string_view mode, double seconds) {
 
 int sender(long count, std::int64_t gap_ns, const char* to) {
   const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in source{};  // a fixed port, which drain-connected's reader connects to
+  source.sin_family = AF_INET;
+  source.sin_port = htons(kPort + 1);
+  source.sin_addr.s_addr = htonl(INADDR_ANY);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(kPort);
-  if (fd < 0 || inet_pton(AF_INET, to, &address.sin_addr) != 1) {
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof source) != 0 ||
+      inet_pton(AF_INET, to, &address.sin_addr) != 1) {
     std::fprintf(stderr, "veth-sendto-probe sender: socket, or '%s' is not an IPv4 address\n", to);
     return 2;
   }
@@ -119,8 +136,8 @@ int sender(long count, std::int64_t gap_ns, const char* to) {
 
 int main(int argc, char** argv) {
   const std::string_view usage =
-      "usage: veth-sendto-probe reader CPU drain|spin|epoll SECONDS | sender CPU COUNT GAP_NS "
-      "ADDRESS\n";
+      "usage: veth-sendto-probe reader CPU drain|drain-connected|spin|epoll SECONDS | sender CPU "
+      "COUNT GAP_NS ADDRESS\n";
   if (argc < 2) {
     std::fputs(usage.data(), stderr);
     return 2;
@@ -128,7 +145,8 @@ int main(int argc, char** argv) {
   const std::string_view role = argv[1];
   if (role == "reader" && argc == 5) {
     const std::string_view mode = argv[3];
-    if ((mode != "drain" && mode != "spin" && mode != "epoll") || !pin(std::atoi(argv[2]))) {
+    if ((mode != "drain" && mode != "drain-connected" && mode != "spin" && mode != "epoll") ||
+        !pin(std::atoi(argv[2]))) {
       std::fputs(usage.data(), stderr);
       return 2;
     }

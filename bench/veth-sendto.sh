@@ -3,7 +3,8 @@
 # by what the receiver's reader does: bench/veth-sendto-probe.cpp (built here with g++ into a
 # temporary directory) sends COUNT (default 50000) 64 B UDP datagrams GAP_NS (default 25000) apart
 # from the server namespace on CPU 1 to a reader on CPU 0 in the client namespace that drains every
-# 5 ms, spins, or blocks in epoll_wait; twice each. docs/sim-vs-lab.md (the twenty-second run)
+# 5 ms (its socket unconnected, or connected to the sender), spins, or blocks in epoll_wait; twice
+# each. docs/sim-vs-lab.md (the twenty-second run)
 # sets the numbers beside the model's parts. Root; the lab's namespaces are created and removed;
 # each run is bounded (COUNT x GAP_NS, the reader 2.3 s past its start at most).
 set -u
@@ -24,7 +25,7 @@ trap cleanup EXIT
 g++ -std=c++20 -O2 -Wall -Wextra -o "$build/probe" bench/veth-sendto-probe.cpp || exit 1
 "$irqmod" lab up --name "$lab" >/dev/null || exit 1
 echo "# veth-sendto: $count sends, $gap ns apart; $(nproc) CPUs, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for mode in drain spin epoll drain spin epoll; do
+for mode in drain drain-connected spin epoll drain drain-connected spin epoll; do
   ip netns exec "$lab-cli" "$build/probe" reader 0 "$mode" 2.3 2>/dev/null &
   reader=$!
   sleep 0.3
